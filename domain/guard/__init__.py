@@ -1,0 +1,1 @@
+"""The guard machinery: policy, fingerprints, questions, tokens, sealed state. Forge-agnostic."""

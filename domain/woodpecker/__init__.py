@@ -1,0 +1,1 @@
+"""Woodpecker-specific data and rules, given to the generic guard machinery."""

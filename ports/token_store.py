@@ -1,0 +1,23 @@
+"""Where pending two-call confirmation tokens wait for their second call."""
+
+from typing import Protocol
+
+
+class TokenStore(Protocol):
+    """Holds at most one pending token digest per fingerprint, each with an expiry.
+
+    Stores see digests, never token values. Implementations bound their size
+    (evicting expired entries first, then the oldest).
+    """
+
+    async def put(self, fingerprint: str, digest: str, expires_at: float) -> None:
+        """Record (or replace) the pending token for `fingerprint`."""
+        ...
+
+    async def take(self, fingerprint: str, digest: str, now: float) -> bool:
+        """Atomically consume the pending token if `digest` matches and it has not expired.
+
+        True exactly once per put. A non-matching digest leaves the pending entry in place.
+        Digests are compared in constant time.
+        """
+        ...

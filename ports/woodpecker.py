@@ -1,0 +1,155 @@
+"""The Woodpecker API as the use cases see it, and the errors it can raise.
+
+Adapters translate transport failures into these exceptions; no HTTP library type
+ever crosses this boundary. Every message tells the user what to do next and never
+contains a credential.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Method = Literal["GET", "POST", "PATCH", "DELETE"]
+
+
+class Credential:
+    """A Woodpecker personal access token whose value never shows in repr, str or logs."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Credential(***)"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Credential) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(("Credential", self._value))
+
+
+@dataclass(frozen=True, slots=True)
+class ApiCall:
+    """One request. `path` is complete (ids filled in, segments escaped) and starts with
+    "/api/" or, for the root routes, "/version" or "/healthz"."""
+
+    method: Method
+    path: str
+    query: Mapping[str, str] = field(default_factory=dict)
+    body: Any = None
+
+    @property
+    def idempotent_read(self) -> bool:
+        return self.method == "GET"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiResponse:
+    status: int
+    data: Any  # parsed JSON; None for an empty body (204)
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LogWindowRequest:
+    """Which part of a step's log to keep: the first or last `limit` lines."""
+
+    limit: int
+    from_end: Literal["head", "tail"] = "tail"
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    number: int  # Woodpecker's `line`, from 0
+    text: str  # decoded from base64, without its trailing newline
+    time: int = 0  # seconds since the step started
+
+
+@dataclass(frozen=True, slots=True)
+class LogWindow:
+    lines: tuple[LogLine, ...]
+    total_lines: int
+
+
+class WoodpeckerGateway(Protocol):
+    async def send(self, call: ApiCall, credential: Credential | None) -> ApiResponse:
+        """Make one request. 2xx answers return; anything else raises a WoodpeckerError.
+
+        Only GETs are retried (connection errors, 429, 502, 503, 504); writes never are.
+        """
+        ...
+
+    async def step_log(
+        self, path: str, window: LogWindowRequest, credential: Credential | None
+    ) -> LogWindow:
+        """Stream a step's log (one JSON array of base64 entries) keeping only `window`.
+
+        Memory is bounded by the window, not by the log's size.
+        """
+        ...
+
+
+class WoodpeckerError(Exception):
+    """Base of every failure talking to Woodpecker. `str(e)` is safe to show a user."""
+
+    status: int | None = None
+
+    def __init__(self, message: str, *, status: int | None = None, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status if status is not None else type(self).status
+        self.detail = detail  # Woodpecker's own (shortened, non-HTML) error text, if any
+
+
+class NotConfigured(WoodpeckerError):
+    """No WOODPECKER_URL or token: the server runs, but cannot reach an instance."""
+
+
+class Unauthorized(WoodpeckerError):
+    status = 401
+
+
+class Forbidden(WoodpeckerError):
+    status = 403
+
+
+class NotFound(WoodpeckerError):
+    status = 404
+
+
+class Conflict(WoodpeckerError):
+    status = 409
+
+
+class Rejected(WoodpeckerError):
+    """400 or 422: Woodpecker refused the request's content."""
+
+
+class ServerError(WoodpeckerError):
+    """5xx from Woodpecker (after retries, for reads)."""
+
+
+class Unavailable(WoodpeckerError):
+    """Connection refused, DNS failure, TLS failure or a timeout."""
+
+
+class RedirectRefused(WoodpeckerError):
+    """Woodpecker (or a proxy) answered with a redirect; we never follow one."""
+
+
+class ServesWebUi(WoodpeckerError):
+    """A 200 with HTML: the URL points at the web UI or a proxy, not the API."""
+
+
+class ResponseTooLarge(WoodpeckerError):
+    """The answer passed the byte ceiling; nothing of it is used."""
+
+
+class BadResponse(WoodpeckerError):
+    """Invalid JSON, a truncated body, or a shape we cannot read."""

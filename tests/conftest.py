@@ -1,0 +1,12 @@
+"""Shared test configuration. Fixtures live in tests/fixtures/, one module per concern."""
+
+import pytest
+
+pytest_plugins = [
+    "tests.fixtures.sandbox",
+]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
