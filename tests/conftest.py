@@ -4,6 +4,9 @@ import pytest
 
 pytest_plugins = [
     "tests.fixtures.sandbox",
+    "tests.fixtures.gateway",
+    "tests.fixtures.mcp",
+    "tests.fixtures.http",
 ]
 
 
