@@ -1,0 +1,70 @@
+"""One audit record per guarded decision: ids and digests only, never forge-written text or a token."""
+
+import hashlib
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Literal
+
+from domain.guard.fingerprint import short
+
+Path = Literal["dialog", "token", "sealed"]
+Outcome = Literal[
+    "asked",
+    "approved",
+    "declined",
+    "cancelled",
+    "token_issued",
+    "token_rejected",
+    "seal_rejected",
+    "executed",
+    "failed",
+]
+
+# Target names whose string values are a fixed vocabulary (not typed by anyone) and may be kept.
+PLAIN_TARGETS = frozenset({"scope"})
+_PLAIN_VALUE = re.compile(r"[a-z_]{1,32}")
+
+
+def _digest(value: str) -> str:
+    return "sha256:" + hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()[:12]
+
+
+def _target_value(name: str, value: object) -> object:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        if name in PLAIN_TARGETS and _PLAIN_VALUE.fullmatch(value):
+            return value
+        # A secret name, login or address: correlate by digest, never store the text.
+        return _digest(value)
+    return _digest(repr(value))
+
+
+def audit_event(
+    *,
+    now: float,
+    tool: str,
+    targets: Mapping[str, object],
+    fingerprint: str,
+    path: Path,
+    outcome: Outcome,
+    principal: str | None,
+) -> dict[str, object]:
+    """The record: ISO-8601 UTC time, tool, target ids, short fingerprint, path, outcome, principal.
+
+    `principal` is already a keyed digest; it is shortened further. No token value, no
+    secret and no text written by the forge or a repository can reach the record.
+    """
+    return {
+        "event": "guard",
+        "time": datetime.fromtimestamp(now, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "tool": tool,
+        "targets": {name: _target_value(name, value) for name, value in targets.items()},
+        "fingerprint": short(fingerprint),
+        "path": path,
+        "outcome": outcome,
+        "principal": short(principal) if principal is not None else None,
+    }

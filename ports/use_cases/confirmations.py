@@ -1,0 +1,41 @@
+"""Two-call confirmation tokens: issued for one fingerprint, redeemed once, stored only as digests."""
+
+from enum import Enum
+
+from domain.guard.tokens import TOKEN_BYTES, TOKEN_TTL_SECONDS, digest, is_well_formed, new_token
+from ports.clock import Clock
+from ports.randomness import Randomness
+from ports.token_store import TokenStore
+
+
+class RedeemOutcome(Enum):
+    """One rejection for every failure (wrong, expired, reused, other arguments): nothing is leaked."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+class Confirmations:
+    def __init__(
+        self, store: TokenStore, clock: Clock, randomness: Randomness, ttl: float = TOKEN_TTL_SECONDS
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._randomness = randomness
+        self._ttl = ttl
+
+    async def issue(self, fingerprint: str) -> str:
+        """A fresh token for `fingerprint`, replacing any pending one. The store sees only its digest."""
+        token = new_token(self._randomness.token_bytes(TOKEN_BYTES))
+        await self._store.put(fingerprint, digest(token), self._clock.now() + self._ttl)
+        return token
+
+    async def redeem(self, fingerprint: str, token: object) -> RedeemOutcome:
+        """ACCEPTED exactly once per issued token, for its own fingerprint, before it expires.
+
+        A wrong token leaves the valid pending one in place.
+        """
+        if not is_well_formed(token):
+            return RedeemOutcome.REJECTED
+        taken = await self._store.take(fingerprint, digest(token), self._clock.now())
+        return RedeemOutcome.ACCEPTED if taken else RedeemOutcome.REJECTED

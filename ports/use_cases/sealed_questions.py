@@ -1,0 +1,50 @@
+"""The sealed requestState of a 2026-07-28 question: issued for one call, opened only for that call."""
+
+from domain.guard.sealed_state import SealedState, decode, encode
+from ports.clock import Clock
+from ports.randomness import Randomness
+from ports.sealer import Sealer
+
+SEALED_TTL_SECONDS = 600.0
+# A requestState of ours is a few hundred characters; anything far longer is not worth a MAC.
+_MAX_STATE_CHARS = 16_384
+_NONCE_BYTES = 16
+
+
+class SealedQuestions:
+    def __init__(
+        self, sealer: Sealer, clock: Clock, randomness: Randomness, ttl: float = SEALED_TTL_SECONDS
+    ) -> None:
+        self._sealer = sealer
+        self._clock = clock
+        self._randomness = randomness
+        self._ttl = ttl
+
+    def issue(self, tool: str, fingerprint: str, principal: str | None, reasons: frozenset[str]) -> str:
+        """The opaque requestState for this call's question."""
+        now = self._clock.now()
+        state = SealedState(
+            tool=tool,
+            fingerprint=fingerprint,
+            principal=principal,
+            issued_at=now,
+            expires_at=now + self._ttl,
+            nonce=self._randomness.token_bytes(_NONCE_BYTES).hex(),
+            reasons=frozenset(reasons),
+        )
+        return self._sealer.seal(encode(state))
+
+    def open(
+        self, state: object, *, tool: str, fingerprint: str, principal: str | None
+    ) -> SealedState | None:
+        """The state, when `state` is a current seal of ours for exactly this call; None otherwise.
+
+        None means "no answer, ask again". Never raises, whatever `state` is.
+        """
+        if not isinstance(state, str) or not state or len(state) > _MAX_STATE_CHARS:
+            return None
+        try:
+            payload = self._sealer.unseal(state)
+        except Exception:  # the port promises not to raise; a seal that fails is still "no answer"
+            return None
+        return decode(payload, tool=tool, fingerprint=fingerprint, principal=principal, now=self._clock.now())

@@ -1,0 +1,106 @@
+"""HmacSealer: HMAC-SHA256 seals, a key ring for rotation, keys from configuration that are never echoed."""
+
+import base64
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from adapters.hmac_sealer import HmacSealer
+from domain.config import ConfigError
+
+KEY_A = bytes(range(32))
+KEY_B = bytes(range(1, 33))
+
+
+@given(st.binary(max_size=500))
+def test_a_sealed_payload_unseals_to_itself(payload: bytes) -> None:
+    sealer = HmacSealer([KEY_A])
+    sealed = sealer.seal(payload)
+    assert sealer.unseal(sealed) == payload
+    assert set(sealed) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+@given(st.binary(min_size=1, max_size=200), st.data())
+def test_any_flipped_byte_of_a_seal_is_refused(payload: bytes, data: st.DataObject) -> None:
+    sealer = HmacSealer([KEY_A])
+    sealed = sealer.seal(payload).encode("ascii")
+    index = data.draw(st.integers(0, len(sealed) - 1))
+    flip = data.draw(st.integers(1, 255))
+    tampered = bytearray(sealed)
+    tampered[index] ^= flip
+    assert sealer.unseal(tampered.decode("latin-1")) is None
+
+
+def test_another_spelling_of_the_same_bytes_is_refused() -> None:
+    # A 32-byte tag leaves two unused bits in its last base64 character; a lenient decoder
+    # would read a sibling character as the same tag.
+    sealer = HmacSealer([KEY_A])
+    sealed = sealer.seal(b"payload")
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    sibling = alphabet[alphabet.index(sealed[-1]) ^ 1]
+    assert sealer.unseal(sealed[:-1] + sibling) is None
+
+
+def test_a_seal_made_with_another_key_is_refused() -> None:
+    assert HmacSealer([KEY_B]).unseal(HmacSealer([KEY_A]).seal(b"x")) is None
+
+
+def test_the_first_key_seals_and_every_key_of_the_ring_opens() -> None:
+    old = HmacSealer([KEY_A]).seal(b"in flight")
+    ring = HmacSealer([KEY_B, KEY_A])
+    assert ring.unseal(old) == b"in flight"
+    assert HmacSealer([KEY_B]).unseal(ring.seal(b"new")) == b"new"
+    assert HmacSealer([KEY_A]).unseal(ring.seal(b"new")) is None
+
+
+@given(st.text() | st.none() | st.integers() | st.binary())
+def test_unsealing_garbage_returns_none_and_never_raises(garbage: Any) -> None:
+    assert HmacSealer([KEY_A]).unseal(garbage) is None
+
+
+@pytest.mark.parametrize("keys", [[], [b"short"], [KEY_A, b"x" * 31]])
+def test_a_key_ring_needs_at_least_one_key_of_32_bytes_each(keys: list[bytes]) -> None:
+    with pytest.raises(ConfigError):
+        HmacSealer(keys)
+
+
+def test_without_configured_keys_each_process_makes_its_own_random_key() -> None:
+    one, other = HmacSealer.from_config(None), HmacSealer.from_config("  ")
+    assert one.unseal(one.seal(b"x")) == b"x"
+    assert other.unseal(one.seal(b"x")) is None
+
+
+def test_configured_keys_are_comma_separated_base64_with_the_first_one_sealing() -> None:
+    standard = base64.b64encode(KEY_A).decode()
+    url_safe_unpadded = base64.urlsafe_b64encode(KEY_B).decode().rstrip("=")
+    ring = HmacSealer.from_config(f" {url_safe_unpadded} , {standard} ")
+    assert HmacSealer([KEY_B]).unseal(ring.seal(b"x")) == b"x"
+    assert ring.unseal(HmacSealer([KEY_A]).seal(b"y")) == b"y"
+
+
+SECRETISH = "c2VjcmV0LWJ1dC1zaG9ydA=="  # base64 of a 16-byte value
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (SECRETISH, "entry 1 decodes to 16 bytes"),
+        (f"{base64.b64encode(KEY_A).decode()},not base64 at all!", "entry 2 is not valid base64"),
+        (f"{base64.b64encode(KEY_A).decode()},,", "entry 2 is empty"),
+    ],
+)
+def test_a_bad_key_is_named_by_position_and_never_echoed(raw: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        HmacSealer.from_config(raw, variable="SEAL_KEYS")
+    message = str(caught.value)
+    assert expected in message and "SEAL_KEYS" in message
+    for part in raw.split(","):
+        if part:
+            assert part not in message
+
+
+def test_the_sealer_does_not_show_its_keys() -> None:
+    sealer = HmacSealer([KEY_A, KEY_B])
+    assert repr(sealer) == "HmacSealer(keys=2)" and KEY_A.hex() not in repr(sealer)

@@ -1,0 +1,52 @@
+"""Hypothesis strategies shared by the guard tests: catalogue-shaped arguments and JSON values."""
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from domain.tools import Param, ToolSpec
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+
+GUARDED = tuple(t for t in WOODPECKER_TOOLS if t.guarded)
+GUARDED_NAMES = tuple(t.name for t in GUARDED)
+
+SCALARS = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8)
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+IDS = st.integers(min_value=1, max_value=10**6)
+
+
+def value_for(param: Param) -> st.SearchStrategy[Any]:
+    """A value the catalogue's schema would accept (roughly; the guard does not validate)."""
+    if param.choices:
+        return st.sampled_from(param.choices)
+    if param.type == "boolean":
+        return st.booleans()
+    if param.type == "integer":
+        return IDS
+    if param.type == "array":
+        items = param.constraints.get("items", {})
+        if "enum" in items:
+            return st.lists(st.sampled_from(items["enum"]), unique=True, max_size=len(items["enum"]))
+        return st.lists(st.text(min_size=1, max_size=12), max_size=3)
+    return st.text(min_size=1, max_size=24)
+
+
+def arguments_for(tool: ToolSpec, *, with_token: bool = False) -> st.SearchStrategy[dict[str, Any]]:
+    """Required parameters always present, optional ones sometimes; `confirm_token` left out unless asked."""
+    required = {p.name: value_for(p) for p in tool.params if p.required}
+    optional = {
+        p.name: value_for(p)
+        for p in tool.params
+        if not p.required and (with_token or p.name != "confirm_token")
+    }
+    return st.fixed_dictionaries(required, optional=optional)
+
+
+def tool_and_arguments(
+    tools: tuple[ToolSpec, ...] = GUARDED,
+) -> st.SearchStrategy[tuple[ToolSpec, dict[str, Any]]]:
+    return st.sampled_from(tools).flatmap(lambda t: st.tuples(st.just(t), arguments_for(t)))

@@ -1,0 +1,68 @@
+"""The audit record: ids and digests only, never a secret name, token or Woodpecker text."""
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain.guard.audit import audit_event
+
+FP = "0123456789abcdef" * 4
+
+
+def test_an_audit_record_has_utc_time_ids_short_fingerprint_path_outcome_and_principal() -> None:
+    event = audit_event(
+        now=1_700_000_000.25,
+        tool="delete_secret",
+        targets={"scope": "repository", "repo_id": 21, "org_id": None, "name": "DEPLOY_KEY"},
+        fingerprint=FP,
+        path="token",
+        outcome="token_issued",
+        principal="ab" * 32,
+    )
+    assert event["time"] == "2023-11-14T22:13:20.250Z"
+    assert (
+        event["tool"] == "delete_secret" and event["path"] == "token" and event["outcome"] == "token_issued"
+    )
+    assert event["fingerprint"] == FP[:12] and event["principal"] == "ab" * 6
+    targets = event["targets"]
+    assert isinstance(targets, dict)
+    assert targets["scope"] == "repository" and targets["repo_id"] == 21 and targets["org_id"] is None
+    assert str(targets["name"]).startswith("sha256:") and "DEPLOY_KEY" not in json.dumps(event)
+
+
+@given(st.text(min_size=1), st.sampled_from(["name", "address", "login", "to"]))
+def test_a_string_target_is_kept_only_as_a_short_digest(value: str, key: str) -> None:
+    event = audit_event(
+        now=0.0,
+        tool="t",
+        targets={key: value},
+        fingerprint=FP,
+        path="dialog",
+        outcome="asked",
+        principal=None,
+    )
+    targets = event["targets"]
+    assert isinstance(targets, dict)
+    shown = targets[key]
+    assert isinstance(shown, str) and shown.startswith("sha256:") and len(shown) == len("sha256:") + 12
+    json.dumps(event)
+
+
+def test_a_scope_is_kept_as_a_word_but_odd_scope_text_is_digested() -> None:
+    def scope(value: str) -> object:
+        event = audit_event(
+            now=0.0,
+            tool="t",
+            targets={"scope": value},
+            fingerprint=FP,
+            path="sealed",
+            outcome="seal_rejected",
+            principal=None,
+        )
+        targets = event["targets"]
+        assert isinstance(targets, dict)
+        return targets["scope"]
+
+    assert scope("organization") == "organization"
+    assert str(scope("Approve pipeline 42")).startswith("sha256:")
