@@ -1,14 +1,35 @@
-"""Running one tool against Woodpecker: validate, plan the requests, send them, shape the result.
-
-(Interface pinned for parallel work; the implementation lands with the tools issue.)
-"""
+"""Running one tool against Woodpecker (validate, plan, send, shape): failures become error results with a next step, and no credential ever reaches a result."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.tools import Catalogue
-from ports.woodpecker import Credential, WoodpeckerGateway
+from domain.arguments import ArgumentError, show
+from domain.arguments import validate as validate_arguments
+from domain.tools import Catalogue, ToolSpec
+from domain.woodpecker import requests, results
+from domain.woodpecker.requests import Request
+from domain.woodpecker.results import LogPiece, Shaped
+from ports.woodpecker import (
+    ApiCall,
+    ApiResponse,
+    BadResponse,
+    Conflict,
+    Credential,
+    Forbidden,
+    LogWindowRequest,
+    NotConfigured,
+    NotFound,
+    RedirectRefused,
+    Rejected,
+    ResponseTooLarge,
+    ServerError,
+    ServesWebUi,
+    Unauthorized,
+    Unavailable,
+    WoodpeckerError,
+    WoodpeckerGateway,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,28 +46,267 @@ class InvalidArguments(ValueError):
     """The arguments do not fit the tool's schema. `str(e)` names the problem and the fix."""
 
 
+_KINDS: tuple[tuple[type[WoodpeckerError], str], ...] = (
+    (NotConfigured, "not_configured"),
+    (Unauthorized, "unauthorized"),
+    (Forbidden, "forbidden"),
+    (NotFound, "not_found"),
+    (Conflict, "conflict"),
+    (Rejected, "rejected"),
+    (ServerError, "server_error"),
+    (Unavailable, "unavailable"),
+    (RedirectRefused, "redirect"),
+    (ServesWebUi, "web_ui"),
+    (ResponseTooLarge, "too_large"),
+    (BadResponse, "bad_response"),
+)
+_SERVER_INFO = "get_server_info"
+
+
+def _kind(error: WoodpeckerError) -> str:
+    for cls, kind in _KINDS:
+        if isinstance(error, cls):
+            return kind
+    return "failed"
+
+
 class ToolRunner:
-    def __init__(self, catalogue: Catalogue, gateway: WoodpeckerGateway) -> None:
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        gateway: WoodpeckerGateway,
+        *,
+        configured: bool = True,
+        token_configured: bool | None = None,
+        default_credential: Credential | None = None,
+        result_budget: int = results.RESULT_BUDGET,
+        log_budget: int = results.LOG_BUDGET,
+    ) -> None:
+        """`configured`: a WOODPECKER_URL is set. `default_credential`: the server's own token, used
+        when a call brings none (never set it in per-client mode). `token_configured`: whether a call
+        without a credential can still authenticate; by default, whether `default_credential` is set
+        (pass True for a gateway that holds its own token). Without a URL, or without any credential,
+        every tool but get_server_info answers with setup instructions and nothing is sent."""
         self.catalogue = catalogue
         self.gateway = gateway
+        self.configured = configured
+        self.token_configured = (
+            default_credential is not None if token_configured is None else token_configured
+        )
+        self.default_credential = default_credential
+        self.result_budget = result_budget
+        self.log_budget = log_budget
+
+    def _tool(self, tool: str) -> ToolSpec:
+        try:
+            return self.catalogue.get(tool)
+        except KeyError:
+            raise InvalidArguments(f"Unknown tool {show(tool)}.") from None
 
     def validate(self, tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Return the normalised arguments (defaults applied), or raise InvalidArguments.
 
         Never touches Woodpecker.
         """
-        raise NotImplementedError
+        spec = self._tool(tool)
+        try:
+            args = validate_arguments(spec, arguments)
+            requests.check(spec, args)
+        except ArgumentError as e:
+            raise InvalidArguments(str(e)) from None
+        return args
 
     async def read_current(
         self, tool: str, arguments: Mapping[str, Any], credential: Credential | None
     ) -> Mapping[str, Any] | None:
         """The stored object a conditional guard compares against, or None when no comparing
-        field is present (then nothing is read)."""
-        raise NotImplementedError
+        field is present (then nothing is read). Raises the gateway's WoodpeckerError on failure."""
+        spec = self._tool(tool)
+        args = self.validate(tool, arguments)
+        planned = requests.current_for_guard(spec, args)
+        if planned is None:
+            return None
+        cred = self._credential(credential)
+        setup = self._setup(cred)
+        if setup is not None:
+            raise NotConfigured(setup)
+        data = (await self._send(planned, cred)).data
+        if not isinstance(data, Mapping):
+            raise BadResponse("Woodpecker answered the current object in an unexpected shape.")
+        return data
 
-    async def run(
-        self, tool: str, arguments: Mapping[str, Any], credential: Credential | None
-    ) -> ToolResult:
+    async def run(self, tool: str, arguments: Mapping[str, Any], credential: Credential | None) -> ToolResult:
         """Execute the tool (no guard here: the caller has already decided). Woodpecker
         failures come back as an error ToolResult with a hint, never as an exception."""
-        raise NotImplementedError
+        spec = self._tool(tool)
+        cred = self._credential(credential)
+        setup = None if tool == _SERVER_INFO else self._setup(cred)
+        if setup is not None:
+            return ToolResult({"error": {"kind": "not_configured", "message": setup}}, setup, is_error=True)
+        try:
+            args = self.validate(tool, arguments)
+        except InvalidArguments as e:
+            return ToolResult(
+                {"error": {"kind": "invalid_arguments", "message": str(e)}}, str(e), is_error=True
+            )
+        try:
+            shaped = await self._execute(spec, args, cred)
+        except WoodpeckerError as e:
+            shaped = results.failure(
+                spec, args, kind=_kind(e), message=str(e), status=e.status, detail=e.detail
+            )
+            return ToolResult(shaped.structured, shaped.text, is_error=True)
+        except ValueError as e:  # ShapeError, or a stored record that is not an object
+            shaped = results.failure(
+                spec, args, kind="bad_response", message=f"Woodpecker's answer could not be read: {e}."
+            )
+            return ToolResult(shaped.structured, shaped.text, is_error=True)
+        return ToolResult(shaped.structured, shaped.text)
+
+    # --------------------------------------------------------------------------------- internals
+
+    def _credential(self, credential: Credential | None) -> Credential | None:
+        return credential if credential is not None else self.default_credential
+
+    def _setup(self, credential: Credential | None) -> str | None:
+        """Setup instructions when a call cannot reach Woodpecker as anybody, else None."""
+        if not self.configured:
+            return results.SETUP
+        if credential is None and not self.token_configured:
+            return results.SETUP_WITHOUT_LOGIN
+        return None
+
+    async def _send(self, planned: Request, credential: Credential | None) -> ApiResponse:
+        call = ApiCall(planned.method, planned.path, dict(planned.query), planned.body)
+        return await self.gateway.send(call, None if planned.root else credential)
+
+    async def _execute(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        special = {
+            "get_server_info": self._server_info,
+            "get_step_logs": self._step_logs,
+            "create_user": self._create_user,
+            "update_user": self._update_user,
+            "update_agent": self._update_agent,
+            "update_forge": self._update_forge,
+            "update_registry": self._update_registry,
+        }.get(spec.name)
+        if special is not None:
+            return await special(spec, args, cred)
+        response = await self._send(requests.plan(spec, args), cred)
+        return self._shape(spec, args, response)
+
+    def _shape(self, spec: ToolSpec, args: Mapping[str, Any], response: ApiResponse) -> Shaped:
+        return results.shape(
+            spec,
+            args,
+            response.data,
+            status=response.status,
+            headers=response.headers,
+            budget=self.result_budget,
+        )
+
+    async def _server_info(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        version = await self._send(Request("GET", "/version"), None)
+        healthy, note = True, None
+        try:
+            await self._send(Request("GET", "/healthz"), None)
+        except ServerError:
+            healthy, note = False, "The health check failed: Woodpecker cannot reach its database."
+        except WoodpeckerError as e:
+            healthy, note = False, f"The health check failed: {e}"
+        return results.shape_server_info(
+            version.data, healthy, note, cred is not None or self.token_configured
+        )
+
+    async def _step_logs(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        pipeline = (await self._send(requests.pipeline(args), cred)).data
+        step = _find_step(pipeline, args["step_id"])
+        if step is None:
+            raise NotFound(
+                f"Step {args['step_id']} is not a step of pipeline {args['number']} of repository "
+                f"{args['repo_id']}. Call get_pipeline and use a step's id (not its pid).",
+                status=404,
+            )
+        window = LogWindowRequest(limit=args["limit"], from_end=args["from"])
+        log = await self.gateway.step_log(requests.step_log_path(args), window, cred)
+        pieces = [LogPiece(line.number, line.text) for line in log.lines]
+        return results.shape_logs(spec, args, pieces, log.total_lines, step, budget=self.log_budget)
+
+    async def _create_user(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        created = await self._send(requests.plan(spec, args), cred)
+        if not args.get("admin"):
+            return self._shape(spec, args, created)
+        login = (
+            created.data.get("login", args["login"]) if isinstance(created.data, Mapping) else args["login"]
+        )
+        forge_id = created.data.get("forge_id", 1) if isinstance(created.data, Mapping) else 1
+        try:
+            current = (await self._send(requests.user(login, forge_id), cred)).data
+            patched = await self._send(requests.user_patch(login, requests.merge_user(current, args)), cred)
+            if (
+                not isinstance(patched.data, Mapping)
+                or not patched.data.get("admin")
+                or not patched.data.get("id")
+            ):
+                raise BadResponse("Woodpecker did not store the admin flag.")
+        except WoodpeckerError as e:
+            raise type(e)(
+                f"The account {login} was created, but without admin: making it admin failed ({e}). "
+                "Call update_user with admin=true to finish.",
+                status=e.status,
+                detail=e.detail,
+            ) from None
+        return self._shape(spec, args, patched)
+
+    async def _update_user(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        read = requests.user(args["login"], args["forge_id"])
+        current = (await self._send(read, cred)).data
+        await self._send(requests.user_patch(args["login"], requests.merge_user(current, args)), cred)
+        # The PATCH answer echoes the request; the stored record is what to report.
+        return self._shape(spec, args, await self._send(read, cred))
+
+    async def _update_agent(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        if "org_id" in args:
+            current = await self._org_agent(args, cred)
+        else:
+            current = (await self._send(requests.agent(args), cred)).data
+        patched = await self._send(requests.agent_patch(args, requests.merge_agent(current, args)), cred)
+        return self._shape(spec, args, patched)
+
+    async def _org_agent(self, args: Mapping[str, Any], cred: Credential | None) -> Mapping[str, Any]:
+        for page in range(1, requests.AGENT_MAX_PAGES + 1):
+            data = (await self._send(requests.org_agents(args["org_id"], page), cred)).data or []
+            if not isinstance(data, list):
+                raise BadResponse("Woodpecker answered the organization's agents in an unexpected shape.")
+            for entry in data:
+                if isinstance(entry, Mapping) and entry.get("id") == args["agent_id"]:
+                    return entry
+            if len(data) < requests.AGENT_PAGE_SIZE:
+                break
+        raise NotFound(
+            f"Agent {args['agent_id']} is not an agent of organization {args['org_id']}. "
+            "Call list_agents with that org_id to see its agents.",
+            status=404,
+        )
+
+    async def _update_forge(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        current = (await self._send(requests.forge(args), cred)).data
+        patched = await self._send(requests.forge_patch(args, requests.merge_forge(current, args)), cred)
+        return self._shape(spec, args, patched)
+
+    async def _update_registry(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        await self._send(requests.plan(spec, args), cred)
+        # The repository route answers a copy of the request: read the stored entry back.
+        return self._shape(spec, args, await self._send(requests.registry(args), cred))
+
+
+def _find_step(pipeline: Any, step_id: int) -> Mapping[str, Any] | None:
+    if not isinstance(pipeline, Mapping):
+        raise BadResponse("Woodpecker answered the pipeline in an unexpected shape.")
+    for workflow in pipeline.get("workflows") or []:
+        if not isinstance(workflow, Mapping):
+            continue
+        for step in workflow.get("children") or []:
+            if isinstance(step, Mapping) and step.get("id") == step_id:
+                return step
+    return None

@@ -1,0 +1,415 @@
+"""A tool's arguments as JSON Schema, and their validation in pure Python: every refusal names the argument, the problem and the fix."""
+
+import copy
+import datetime
+import difflib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlsplit
+
+from domain.tools import Param, ToolSpec
+
+# JSON Schema keywords our Param.constraints may carry that go into the published schema as they are.
+_SCHEMA_KEYS = (
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "default",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "maxProperties",
+)
+_JSON_TYPES = {
+    "string": "string",
+    "integer": "integer",
+    "boolean": "boolean",
+    "array": "array",
+    "object": "object",
+}
+_MAX_PROBLEMS = 4
+_MAX_MESSAGE = 900
+_SHOW = 40
+
+_CONDITION = re.compile(r"^\s*(\w+)\s*(?:==\s*'([^']*)'|(is passed|is omitted))\s*$")
+_RFC3339 = re.compile(
+    r"^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,9})?(Z|[+-]([0-9]{2}):([0-9]{2}))\Z"
+)
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+\Z")
+
+
+class ArgumentError(ValueError):
+    """Arguments that do not fit a tool. `str(e)` says which argument, what is wrong and how to fix it;
+    `arguments` lists the argument names involved (first problem first)."""
+
+    def __init__(self, message: str, arguments: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.arguments = arguments
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """`<name> == '<value>'`, `<name> is passed` or `<name> is omitted`, as written in the catalogue."""
+
+    name: str
+    value: str | None  # None for the passed/omitted forms
+    passed: bool = True
+
+    def holds(self, arguments: Mapping[str, Any]) -> bool:
+        if self.value is not None:
+            return arguments.get(self.name) == self.value
+        return (self.name in arguments) == self.passed
+
+    def describe(self) -> str:
+        if self.value is not None:
+            return f"{self.name} is '{self.value}'"
+        return f"{self.name} is {'passed' if self.passed else 'omitted'}"
+
+
+def parse_condition(text: str) -> Condition:
+    """Read one catalogue condition; raises ValueError for anything else (a catalogue bug)."""
+    m = _CONDITION.match(text)
+    if not m:
+        raise ValueError(f"unreadable condition: {text!r}")
+    if m.group(3):
+        return Condition(m.group(1), None, m.group(3) == "is passed")
+    return Condition(m.group(1), m.group(2))
+
+
+def _conditions(param: Param) -> tuple[Condition | None, Condition | None]:
+    req = param.constraints.get("required_when")
+    only = param.constraints.get("only_when")
+    return (parse_condition(req) if req else None, parse_condition(only) if only else None)
+
+
+def _applies_when(param: Param) -> Condition | None:
+    """The condition under which a parameter may be given at all. A parameter that is required
+    under a scope is meaningless under the others, so it is refused there too rather than ignored."""
+    required_when, only_when = _conditions(param)
+    return only_when or required_when
+
+
+# ------------------------------------------------------------------------------------------- schema
+
+
+def _describe(param: Param) -> str:
+    text = param.description.rstrip()
+    required_when, only_when = _conditions(param)
+    if required_when is not None:
+        text += f" Required when {required_when.describe()}; refused otherwise."
+    elif only_when is not None:
+        text += f" Only when {only_when.describe()}; refused otherwise."
+    return text
+
+
+def _sub_schema(spec: Mapping[str, Any]) -> dict[str, Any]:
+    schema = dict(spec)
+    if "enum" in schema and "type" not in schema:
+        schema = {"type": "string", **schema}
+    return schema
+
+
+def _param_schema(param: Param) -> dict[str, Any]:
+    c = param.constraints
+    schema: dict[str, Any] = {}
+    if param.type == "enum" or param.choices:
+        schema["type"] = "string"
+        schema["enum"] = list(param.choices)
+    else:
+        schema["type"] = _JSON_TYPES[param.type]
+    schema["description"] = _describe(param)
+    for key in _SCHEMA_KEYS:
+        if key in c:
+            schema[key] = c[key]
+    if "items" in c:
+        schema["items"] = _sub_schema(c["items"])
+    if "additionalProperties" in c:
+        extra = c["additionalProperties"]
+        schema["additionalProperties"] = _sub_schema(extra) if isinstance(extra, Mapping) else extra
+    if "propertyNames" in c:
+        schema["propertyNames"] = dict(c["propertyNames"])
+    return schema
+
+
+def input_schema(tool: ToolSpec) -> dict[str, Any]:
+    """The tool's inputSchema: a closed object (unknown arguments are refused), one described
+    property per parameter. Cross-argument rules are stated in the descriptions, not as keywords."""
+    schema = {
+        "type": "object",
+        "properties": {p.name: _param_schema(p) for p in tool.params},
+        "required": [p.name for p in tool.params if p.required],
+        "additionalProperties": False,
+    }
+    return copy.deepcopy(schema)  # a caller may change its copy; the catalogue stays as it is
+
+
+# --------------------------------------------------------------------------------------- validation
+
+
+def show(value: Any, limit: int = _SHOW) -> str:
+    """A value as JSON on one line, cut short, so a refusal never echoes a huge or multi-line input."""
+    if isinstance(value, str):
+        value = value[: limit + 1]  # never serialise more of a huge string than is shown
+    elif isinstance(value, list | tuple | Mapping) and len(value) > limit:
+        return f"an {'object' if isinstance(value, Mapping) else 'array'} of {len(value)} entries"
+    try:
+        text = json.dumps(value, ensure_ascii=True, default=repr)
+    except (ValueError, TypeError, RecursionError):  # circular, exotic or absurdly deep values
+        text = _kind(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+@lru_cache(maxsize=256)
+def _regex(pattern: str) -> re.Pattern[str]:
+    # A JSON Schema `$` means the end of the text; Python's also matches before a final newline.
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern)
+
+
+def _check_format(fmt: str, value: str) -> str | None:
+    if fmt == "date-time":
+        m = _RFC3339.match(value)
+        if m:
+            try:
+                y, mo, d, h, mi, sec = (int(m.group(i)) for i in range(1, 7))
+                datetime.datetime(y, mo, d, h, mi, sec)
+                if m.group(9) is None or (int(m.group(9)) < 24 and int(m.group(10)) < 60):
+                    return None
+            except ValueError:
+                pass
+        return "must be an RFC 3339 date-time such as 2026-08-01T12:00:00Z"
+    if fmt == "email":
+        return None if _EMAIL.match(value) else "must be an email address such as name@example.org"
+    if fmt == "uri":
+        try:
+            parts = urlsplit(value)
+        except ValueError:
+            parts = None
+        if parts is None or not parts.scheme or not parts.netloc or any(ch.isspace() for ch in value):
+            return "must be an absolute URL such as https://forge.example.org"
+    return None
+
+
+def _check_string(value: Any, spec: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, str):
+        return f"must be a string, got {_kind(value)} ({show(value)})"
+    lo, hi = spec.get("minLength"), spec.get("maxLength")
+    if lo is not None and len(value) < lo:
+        return "must not be empty" if lo == 1 else f"must have at least {lo} characters, got {len(value)}"
+    if hi is not None and len(value) > hi:
+        return f"is too long: {len(value)} characters, at most {hi} allowed"
+    if "enum" in spec and value not in spec["enum"]:
+        return f"must be one of {', '.join(spec['enum'])}; got {show(value)}"
+    pattern = spec.get("pattern")
+    if pattern is not None and not _regex(pattern).search(value):
+        return f"does not have the expected form (pattern {pattern}); got {show(value)}"
+    fmt = spec.get("format")
+    if fmt is not None:
+        problem = _check_format(fmt, value)
+        if problem is not None:
+            return f"{problem}; got {show(value)}"
+    return None
+
+
+def _check_integer(value: Any, spec: Mapping[str, Any]) -> tuple[str | None, Any]:
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
+        value = int(value)  # JSON has one number type; 12.0 is the integer 12
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"must be an integer, got {_kind(value)} ({show(value)})", value
+    lo, hi = spec.get("minimum"), spec.get("maximum")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        if lo is not None and hi is not None:
+            return f"must be between {lo} and {hi}, got {show(value)}", value
+        if lo is not None:
+            return f"must be at least {lo}, got {show(value)}", value
+        return f"must be at most {hi}, got {show(value)}", value
+    return None, value
+
+
+def _check_array(value: Any, spec: Mapping[str, Any]) -> tuple[str | None, Any]:
+    if not isinstance(value, list | tuple):
+        return f"must be an array, got {_kind(value)} ({show(value)})", value
+    lo, hi = spec.get("minItems"), spec.get("maxItems")
+    if lo is not None and len(value) < lo:
+        return f"must have at least {lo} item{'s' if lo != 1 else ''}, got {len(value)}", value
+    if hi is not None and len(value) > hi:
+        return f"has too many items: {len(value)}, at most {hi} allowed", value
+    items = spec.get("items")
+    if items is not None:
+        for i, item in enumerate(value):
+            problem = _check_string(item, items)
+            if problem is not None:
+                return f"item {i} {problem}", value
+    if spec.get("uniqueItems"):
+        seen: list[Any] = []
+        for item in value:
+            if item in seen:
+                return f"lists {show(item)} twice; give each item once", value
+            seen.append(item)
+    return None, list(value)
+
+
+def _check_object(value: Any, spec: Mapping[str, Any]) -> tuple[str | None, Any]:
+    if not isinstance(value, Mapping):
+        return f"must be an object, got {_kind(value)} ({show(value)})", value
+    hi = spec.get("maxProperties")
+    if hi is not None and len(value) > hi:
+        return f"has too many keys: {len(value)}, at most {hi} allowed", value
+    names = spec.get("propertyNames")
+    extra = spec.get("additionalProperties")
+    for key, item in value.items():
+        if names is not None:
+            problem = _check_string(key, names)
+            if problem is not None:
+                return f"key {show(key)} {problem}", value
+        if isinstance(extra, Mapping):
+            problem = _check_string(item, extra)
+            if problem is not None:
+                return f"value of key {show(key)} {problem}", value
+    return None, dict(value)
+
+
+def check_value(param: Param, value: Any) -> tuple[str | None, Any]:
+    """(problem or None, normalised value) for one argument, without cross-argument rules."""
+    spec = param.constraints
+    if param.type == "enum" or param.choices:
+        if not isinstance(value, str):
+            return f"must be one of {', '.join(param.choices)}; got {_kind(value)} ({show(value)})", value
+        if value not in param.choices:
+            return f"must be one of {', '.join(param.choices)}; got {show(value)}", value
+        return None, value
+    if param.type == "string":
+        problem = _check_string(value, spec)
+        if problem is not None and "expected form" in problem:
+            problem += f" ({_brief(param.description)})"
+        return problem, value
+    if param.type == "integer":
+        return _check_integer(value, spec)
+    if param.type == "boolean":
+        if not isinstance(value, bool):
+            return f"must be true or false, got {_kind(value)} ({show(value)})", value
+        return None, value
+    if param.type == "array":
+        return _check_array(value, spec)
+    return _check_object(value, spec)
+
+
+def _message(tool: ToolSpec, problems: list[tuple[str, str]]) -> ArgumentError:
+    text = f"Invalid arguments for {tool.name}: " + "; ".join(p for _, p in problems[:_MAX_PROBLEMS])
+    if len(problems) > _MAX_PROBLEMS:
+        text += f"; and {len(problems) - _MAX_PROBLEMS} more"
+    text += "."
+    if len(text) > _MAX_MESSAGE:
+        text = text[: _MAX_MESSAGE - 1] + "…"
+    return ArgumentError(text, tuple(name for name, _ in problems))
+
+
+def _unknown(tool: ToolSpec, key: Any) -> str:
+    names = [p.name for p in tool.params]
+    shown = show(key) if isinstance(key, str) else show(str(key))
+    close = difflib.get_close_matches(str(key)[:100], names, n=1) if isinstance(key, str) else []
+    hint = f"did you mean {close[0]}? " if close else ""
+    valid = ", ".join(names) if names else "none: call it with {}"
+    return f"unknown argument {shown}: {hint}remove it (valid arguments: {valid})"
+
+
+def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The arguments checked against the tool and normalised: defaults applied (a default is
+    applied only where its parameter may be given), keys in catalogue order.
+
+    Raises:
+        ArgumentError: unknown, missing, mistyped, out-of-range or misplaced arguments.
+    """
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, Mapping):
+        raise ArgumentError(
+            f"Invalid arguments for {tool.name}: the arguments must be a JSON object, got {_kind(arguments)}."
+        )
+    known = {p.name for p in tool.params}
+    problems: list[tuple[str, str]] = []
+    for key in arguments:
+        if key not in known:
+            problems.append((str(key)[:100], _unknown(tool, key)))
+    values: dict[str, Any] = {}
+    for param in tool.params:
+        if param.name not in arguments:
+            if param.required:
+                problems.append(
+                    (param.name, f"missing required argument {param.name} ({_brief(param.description)})")
+                )
+            continue
+        problem, value = check_value(param, arguments[param.name])
+        if problem is not None:
+            problems.append((param.name, f"{param.name} {problem}"))
+        else:
+            values[param.name] = value
+    if problems:
+        raise _message(tool, problems)
+
+    # Defaults of unconditional parameters first: conditions read them (list_repositories' scope).
+    for param in tool.params:
+        if param.name not in values and "default" in param.constraints and _applies_when(param) is None:
+            values[param.name] = param.constraints["default"]
+    for param in tool.params:
+        required_when, _ = _conditions(param)
+        applies = _applies_when(param)
+        if applies is None:
+            continue
+        if applies.holds(values):
+            if param.name not in values:
+                if "default" in param.constraints:
+                    values[param.name] = param.constraints["default"]
+                elif required_when is not None:
+                    problems.append(
+                        (
+                            param.name,
+                            f"{param.name} is required when {required_when.describe()}; add it "
+                            f"({_brief(param.description)})",
+                        )
+                    )
+        elif param.name in arguments:
+            problems.append((param.name, _misplaced(param, applies, values)))
+    if problems:
+        raise _message(tool, problems)
+    return {p.name: values[p.name] for p in tool.params if p.name in values}
+
+
+def _misplaced(param: Param, applies: Condition, values: Mapping[str, Any]) -> str:
+    if applies.value is None:
+        return f"{param.name} is only accepted when {applies.describe()}; remove it"
+    current = values.get(applies.name)
+    now = f"{applies.name} is {show(current)}" if current is not None else f"{applies.name} is not given"
+    return (
+        f"{param.name} applies only when {applies.describe()}, but {now}; remove {param.name} "
+        f"or set {applies.name} to '{applies.value}'"
+    )
+
+
+def _brief(description: str) -> str:
+    first = description.split(". ")[0].rstrip(".")
+    return first if len(first) <= 100 else first[:99] + "…"

@@ -1,0 +1,297 @@
+"""Validated tool arguments turned into Woodpecker requests: paths escaped per segment, query and body mapped, partial updates merged over the stored record so no field is blanked."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+from urllib.parse import quote
+
+from domain.arguments import ArgumentError, parse_condition
+from domain.tools import Endpoint, ToolSpec
+
+Method = Literal["GET", "POST", "PATCH", "DELETE"]
+
+AGENT_PAGE_SIZE = 50
+# An organization with more agents than this is not walked further (bounded work per call).
+AGENT_MAX_PAGES = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One planned request. `path` is complete: ids filled in, each segment escaped."""
+
+    method: Method
+    path: str
+    query: Mapping[str, str] = field(default_factory=dict)
+    body: Any = None
+
+    @property
+    def root(self) -> bool:
+        """Served at the server root (/version, /healthz), sent without a credential."""
+        return not self.path.startswith("/api/")
+
+
+# Path parameters that Woodpecker routes as wildcards: their slashes travel literally.
+_WILDCARDS = {"lookup_repository": "full_name", "lookup_organization": "name"}
+# Body keys that are not the argument's name.
+_BODY_SOURCES = {"set_log_level": {"log-level": "level"}}
+
+# What an update tool can change; a call naming none of these is refused before any request.
+CHANGES: Mapping[str, tuple[str, ...]] = {
+    "update_repository": (
+        "config_file",
+        "timeout",
+        "visibility",
+        "allow_pr",
+        "allow_deploy",
+        "require_approval",
+        "cancel_previous_pipeline_events",
+        "trusted_network",
+        "trusted_volumes",
+        "trusted_security",
+    ),
+    "update_secret": ("value", "events", "images", "note"),
+    "update_registry": ("username", "password"),
+    "update_cron": ("name", "schedule", "branch", "timezone", "enabled"),
+    "update_user": ("email", "admin"),
+    "update_agent": ("name", "no_schedule"),
+    "update_forge": ("type", "url", "client", "oauth_client_secret", "oauth_host", "skip_verify"),
+}
+# Accepted by the schema, discarded by Woodpecker: refused so that nothing is half-applied.
+_UNSUPPORTED = {
+    "create_agent": ("custom_labels", "an agent's labels come from WOODPECKER_AGENT_LABELS on its host"),
+    "update_agent": ("custom_labels", "an agent's labels come from WOODPECKER_AGENT_LABELS on its host"),
+}
+
+
+def check(tool: ToolSpec, args: Mapping[str, Any]) -> None:
+    """Woodpecker rules beyond the schema, checked before anything is asked or sent.
+
+    Raises:
+        ArgumentError: an update with nothing to change, or an argument Woodpecker would discard.
+    """
+    unsupported = _UNSUPPORTED.get(tool.name)
+    if unsupported is not None and unsupported[0] in args:
+        name, why = unsupported
+        raise ArgumentError(
+            f"Invalid arguments for {tool.name}: {name} is not supported by Woodpecker's API ({why}); "
+            f"remove {name} and call again.",
+            (name,),
+        )
+    changes = CHANGES.get(tool.name)
+    if changes is not None and not any(name in args for name in changes):
+        raise ArgumentError(
+            f"Invalid arguments for {tool.name}: nothing to change; pass at least one of {', '.join(changes)}.",
+            changes,
+        )
+
+
+def segment(value: Any) -> str:
+    """One path segment, every reserved character escaped (a registry address keeps its slashes inside)."""
+    return quote(str(value), safe="")
+
+
+def fill(template: str, args: Mapping[str, Any], wildcard: str | None = None) -> str:
+    """The template with `{name}` replaced by the escaped argument."""
+    path = template
+    for name, value in args.items():
+        token = "{" + name + "}"
+        if token not in path:
+            continue
+        if name == wildcard:
+            text = "/".join(segment(part) for part in str(value).split("/"))
+        else:
+            text = segment(value)
+        path = path.replace(token, text)
+    if "{" in path:
+        raise ValueError(f"unfilled path parameter in {template}")  # a catalogue or planning bug
+    return path
+
+
+def _query_value(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else None  # Woodpecker's flags are off unless "true"
+    return str(value)
+
+
+def _query(endpoint: Endpoint, args: Mapping[str, Any]) -> dict[str, str]:
+    query: dict[str, str] = {}
+    for key, source in endpoint.query.items():
+        if source.startswith("="):
+            query[key] = source[1:]
+        elif source in args:
+            text = _query_value(args[source])
+            if text is not None:
+                query[key] = text
+    return query
+
+
+def _body(tool: ToolSpec, endpoint: Endpoint, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    if not endpoint.body:
+        return None
+    sources = _BODY_SOURCES.get(tool.name, {})
+    body: dict[str, Any] = {}
+    for spec in endpoint.body:
+        if "=" in spec:
+            key, literal = spec.split("=", 1)
+            body[key] = {"true": True, "false": False}.get(literal, literal)
+        elif "." in spec:
+            outer, inner = spec.split(".", 1)
+            source = f"{outer}_{inner}"
+            if source in args:
+                body.setdefault(outer, {})[inner] = args[source]
+        else:
+            source = sources.get(spec, spec)
+            if source in args:
+                body[spec] = args[source]
+    return body
+
+
+def _selects(endpoint: Endpoint, args: Mapping[str, Any]) -> bool:
+    if endpoint.when is None:
+        return True
+    try:
+        condition = parse_condition(endpoint.when)
+    except ValueError:
+        return False  # a described step ("before the update", "after the create"): planned by name
+    return condition.holds(args)
+
+
+def main_endpoint(tool: ToolSpec, args: Mapping[str, Any]) -> Endpoint:
+    """The endpoint that does the tool's work for these arguments (scope dispatch included)."""
+    for endpoint in tool.endpoints:
+        if _selects(endpoint, args):
+            return endpoint
+    raise ValueError(f"{tool.name}: no endpoint for these arguments")  # validation prevents this
+
+
+def plan(tool: ToolSpec, args: Mapping[str, Any]) -> Request:
+    """The tool's main request, straight from its catalogue endpoint."""
+    endpoint = main_endpoint(tool, args)
+    return Request(
+        cast(Method, endpoint.method),
+        fill(endpoint.path, args, _WILDCARDS.get(tool.name)),
+        _query(endpoint, args),
+        _body(tool, endpoint, args),
+    )
+
+
+# --------------------------------------------------------------------------- reads before a write
+
+
+def _scoped(kind: str, args: Mapping[str, Any], key: str) -> str:
+    scope = args["scope"]
+    if scope == "repository":
+        base = f"/api/repos/{segment(args['repo_id'])}/{kind}"
+    elif scope == "organization":
+        base = f"/api/orgs/{segment(args['org_id'])}/{kind}"
+    else:
+        base = f"/api/{kind}"
+    return f"{base}/{segment(args[key])}"
+
+
+def current_for_guard(tool: ToolSpec, args: Mapping[str, Any]) -> Request | None:
+    """The read a conditional guard compares against, or None when no comparing field is present."""
+    if tool.name == "update_repository" and ("require_approval" in args or "visibility" in args):
+        return Request("GET", f"/api/repos/{segment(args['repo_id'])}")
+    if tool.name == "update_secret" and ("events" in args or "images" in args):
+        return Request("GET", _scoped("secrets", args, "name"))
+    return None
+
+
+def registry(args: Mapping[str, Any]) -> Request:
+    """The stored registry entry, read back after an update (the repository route echoes the request)."""
+    return Request("GET", _scoped("registries", args, "address"))
+
+
+def user(login: str, forge_id: int) -> Request:
+    return Request("GET", f"/api/users/{segment(login)}", {"forge_id": str(forge_id)})
+
+
+def user_patch(login: str, body: Mapping[str, Any]) -> Request:
+    return Request("PATCH", f"/api/users/{segment(login)}", body=dict(body))
+
+
+def agent(args: Mapping[str, Any]) -> Request:
+    return Request("GET", f"/api/agents/{segment(args['agent_id'])}")
+
+
+def org_agents(org_id: int, page: int) -> Request:
+    return Request(
+        "GET", f"/api/orgs/{segment(org_id)}/agents", {"page": str(page), "perPage": str(AGENT_PAGE_SIZE)}
+    )
+
+
+def forge(args: Mapping[str, Any]) -> Request:
+    return Request("GET", f"/api/forges/{segment(args['forge_id'])}")
+
+
+def pipeline(args: Mapping[str, Any]) -> Request:
+    return Request("GET", f"/api/repos/{segment(args['repo_id'])}/pipelines/{segment(args['number'])}")
+
+
+def step_log_path(args: Mapping[str, Any]) -> str:
+    return f"/api/repos/{segment(args['repo_id'])}/logs/{segment(args['number'])}/{segment(args['step_id'])}"
+
+
+# ------------------------------------------------------------------------------------- merging
+
+
+def _record(current: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(current, Mapping):
+        raise ValueError(f"the stored {what} is not an object")
+    return current
+
+
+def merge_user(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The complete user record for PATCH /users/{login}: Woodpecker overwrites login, email,
+    avatar_url and admin from the body and finds the row by forge_id and forge_remote_id."""
+    stored = _record(current, "user")
+    return {
+        "login": stored.get("login", args.get("login")),
+        "email": args["email"] if "email" in args else stored.get("email", ""),
+        "avatar_url": stored.get("avatar_url", ""),
+        "admin": args["admin"] if "admin" in args else bool(stored.get("admin", False)),
+        "forge_id": stored.get("forge_id", args.get("forge_id", 1)),
+        "forge_remote_id": stored.get("forge_remote_id", ""),
+    }
+
+
+def merge_agent(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Woodpecker overwrites both name and no_schedule: the one not passed comes from the stored agent."""
+    stored = _record(current, "agent")
+    return {
+        "name": args["name"] if "name" in args else stored.get("name", ""),
+        "no_schedule": args["no_schedule"]
+        if "no_schedule" in args
+        else bool(stored.get("no_schedule", False)),
+    }
+
+
+_FORGE_FIELDS = ("type", "url", "client", "oauth_host", "skip_verify")
+
+
+def merge_forge(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The forge record with the changes merged; the client secret goes along only when replaced."""
+    stored = _record(current, "forge")
+    body: dict[str, Any] = {}
+    for name in _FORGE_FIELDS:
+        if name in args:
+            body[name] = args[name]
+        elif name in stored:
+            body[name] = stored[name]
+    body["additional_options"] = stored.get("additional_options") or {}
+    if "oauth_client_secret" in args:
+        body["oauth_client_secret"] = args["oauth_client_secret"]
+    return body
+
+
+def agent_patch(args: Mapping[str, Any], body: Mapping[str, Any]) -> Request:
+    if "org_id" in args:
+        path = f"/api/orgs/{segment(args['org_id'])}/agents/{segment(args['agent_id'])}"
+    else:
+        path = f"/api/agents/{segment(args['agent_id'])}"
+    return Request("PATCH", path, body=dict(body))
+
+
+def forge_patch(args: Mapping[str, Any], body: Mapping[str, Any]) -> Request:
+    return Request("PATCH", f"/api/forges/{segment(args['forge_id'])}", body=dict(body))

@@ -1,0 +1,311 @@
+"""Shaping Woodpecker answers: schemas, untrusted markers, budgets, redaction and summaries."""
+
+import base64
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.arguments import validate
+from domain.woodpecker import results
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.results import (
+    AGENT_TOKEN_MARKER,
+    UNTRUSTED_WARNING,
+    LogPiece,
+    Shaped,
+    fit_prefix,
+    output_schema,
+    shape,
+    shape_logs,
+    size,
+)
+
+TOOLS = list(WOODPECKER_TOOLS)
+SHAPED_BY_SHAPE = [t for t in TOOLS if t.name not in ("get_step_logs", "get_server_info")]
+
+MINIMAL_ARGS: dict[str, dict[str, Any]] = {}
+
+
+def _args(tool: Any) -> dict[str, Any]:
+    """The smallest valid arguments: required ones at their lowest value."""
+    args: dict[str, Any] = {}
+    for p in tool.params:
+        needed = p.required or p.constraints.get("required_when") == "scope == 'repository'"
+        if not needed:
+            continue
+        if p.choices:
+            args[p.name] = "repository" if "repository" in p.choices else p.choices[0]
+        elif p.type == "integer":
+            args[p.name] = 1
+        elif p.type == "array":
+            args[p.name] = ["push"]
+        elif p.name == "url":
+            args[p.name] = "https://git.example.org"
+        elif p.name in ("full_name", "to"):
+            args[p.name] = "acme/web"
+        else:
+            args[p.name] = "abc"
+    return validate(tool, args)
+
+
+def _sample(tool: Any) -> Any:
+    name = tool.name
+    if name in results.LISTS:
+        if name == "list_repository_branches":
+            return ["main", "dev"]
+        if name == "get_pipeline_config":
+            return [
+                {"hash": "h", "name": ".woodpecker.yml", "data": base64.b64encode(b"steps: []\n").decode()}
+            ]
+        return [{"id": 1, "name": "x"}, {"id": 2, "name": "y"}]
+    if name in results.VALUES:
+        return {"log-level": "info"}
+    if name in results.ACTIONS:
+        return None
+    return {"id": 1, "number": 3, "status": "success", "login": "a", "type": "gitea"}
+
+
+def _valid(tool: Any, shaped: Shaped) -> None:
+    jsonschema.Draft202012Validator(output_schema(tool)).validate(shaped.structured)
+    json.dumps(shaped.structured)
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
+def test_every_output_schema_is_an_open_object_schema(tool: Any) -> None:
+    schema = output_schema(tool)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["type"] == "object" and schema["additionalProperties"] is True
+    assert ("untrusted" in schema["properties"]) == tool.untrusted_output
+
+
+@pytest.mark.parametrize("tool", SHAPED_BY_SHAPE, ids=lambda t: t.name)
+def test_every_tool_result_fits_its_output_schema(tool: Any) -> None:
+    _valid(tool, shape(tool, _args(tool), _sample(tool), status=204 if tool.name in results.ACTIONS else 200))
+
+
+@pytest.mark.parametrize("tool", SHAPED_BY_SHAPE, ids=lambda t: t.name)
+def test_untrusted_markers_are_on_exactly_the_catalogues_untrusted_tools(tool: Any) -> None:
+    shaped = shape(tool, _args(tool), _sample(tool))
+    marked = shaped.structured.get("untrusted") is True and shaped.structured.get("source") == "woodpecker"
+    assert marked == tool.untrusted_output
+    assert shaped.text.startswith(UNTRUSTED_WARNING + "\n") == tool.untrusted_output
+    assert "\n" not in shaped.text.removeprefix(UNTRUSTED_WARNING + "\n")
+
+
+def test_the_summary_names_count_repository_and_page() -> None:
+    tool = WOODPECKER_TOOLS.get("list_pipelines")
+    shaped = shape(tool, _args(tool) | {"repo_id": 3}, [{"number": i} for i in range(12)])
+    assert shaped.text.endswith("12 pipelines of repository 3 (page 1).")
+    assert shaped.structured["count"] == 12 and "next_page" not in shaped.structured
+
+
+def test_a_full_page_says_that_another_may_follow() -> None:
+    tool = WOODPECKER_TOOLS.get("list_users")
+    shaped = shape(tool, validate(tool, {"per_page": 2}), [{"login": "a"}, {"login": "b"}])
+    assert shaped.structured["next_page"] == 2
+
+
+@pytest.mark.parametrize("empty", [None, []])
+def test_null_and_an_empty_list_are_both_an_empty_list(empty: Any) -> None:
+    tool = WOODPECKER_TOOLS.get("list_crons")
+    shaped = shape(tool, _args(tool), empty)
+    assert shaped.structured["crons"] == [] and shaped.structured["count"] == 0
+
+
+@pytest.mark.parametrize("tool_name", ["list_agents", "get_agent", "update_agent"])
+def test_agent_tokens_are_redacted_but_keep_their_key(tool_name: str) -> None:
+    tool = WOODPECKER_TOOLS.get(tool_name)
+    agent = {"id": 1, "name": "a", "token": "s3cr3t-agent-token"}
+    shaped = shape(tool, _args(tool), [agent] if tool_name == "list_agents" else agent)
+    text = json.dumps(shaped.structured) + shaped.text
+    assert "s3cr3t-agent-token" not in text and AGENT_TOKEN_MARKER in text
+
+
+def test_create_agent_shows_the_token_once_and_says_what_it_is() -> None:
+    tool = WOODPECKER_TOOLS.get("create_agent")
+    shaped = shape(tool, _args(tool), {"id": 9, "name": "a", "token": "fresh-token"})
+    assert shaped.structured["agent"]["token"] == "fresh-token"
+    assert "secret" in shaped.structured["note"] and "only now" in shaped.structured["note"]
+
+
+def test_tokens_nested_anywhere_are_redacted() -> None:
+    tool = WOODPECKER_TOOLS.get("get_queue_info")
+    shaped = shape(tool, {}, {"running": [{"agent": {"token": "leak"}}], "stats": {}, "paused": False})
+    assert "leak" not in json.dumps(shaped.structured)
+
+
+def test_secret_material_is_never_passed_on() -> None:
+    secret = shape(
+        WOODPECKER_TOOLS.get("get_secret"), {"scope": "global", "name": "s"}, {"name": "s", "value": "v!"}
+    )
+    assert "value" not in secret.structured["secret"]
+    registries = shape(
+        WOODPECKER_TOOLS.get("list_registries"),
+        validate(WOODPECKER_TOOLS.get("list_registries"), {"scope": "global"}),
+        [{"address": "r.io", "password": "pw"}],
+    )
+    assert "password" not in registries.structured["registries"][0]
+    forge = shape(
+        WOODPECKER_TOOLS.get("get_forge"),
+        {"forge_id": 1},
+        {
+            "id": 1,
+            "type": "addon",
+            "oauth_client_secret": "x",
+            "additional_options": {"api-token": "t", "merge": 1},
+        },
+    )
+    assert forge.structured["forge"]["additional_options"] == {"api-token": "[redacted]", "merge": 1}
+    assert "oauth_client_secret" not in forge.structured["forge"]
+
+
+def test_a_missing_admin_flag_reads_as_false() -> None:
+    shaped = shape(WOODPECKER_TOOLS.get("get_current_user"), {}, {"id": 1, "login": "a"})
+    assert shaped.structured["user"]["admin"] is False
+    assert "admin: false" in shaped.text
+
+
+def test_steps_are_presented_as_steps() -> None:
+    tool = WOODPECKER_TOOLS.get("get_pipeline")
+    pipeline = {"id": 1, "number": 2, "status": "failure", "workflows": [{"id": 5, "children": [{"id": 7}]}]}
+    shaped = shape(tool, {"repo_id": 1, "number": 2}, pipeline)
+    assert shaped.structured["pipeline"]["workflows"] == [{"id": 5, "steps": [{"id": 7}]}]
+
+
+def test_pipeline_config_is_decoded_bounded_and_stripped_of_terminal_escapes() -> None:
+    tool = WOODPECKER_TOOLS.get("get_pipeline_config")
+    files = [
+        {
+            "hash": str(i),
+            "name": f"f{i}.yml",
+            "data": base64.b64encode(b"\x1b[31mred\x1b[0m\nsteps: []\x07").decode(),
+        }
+        for i in range(25)
+    ]
+    shaped = shape(tool, {"repo_id": 1, "number": 1}, files)
+    assert shaped.structured["files"][0]["content"] == "red\nsteps: []"
+    assert shaped.structured["count"] == 20 and "5 config files left out" in shaped.structured["note"]
+
+
+def test_a_filtered_trigger_reports_that_no_pipeline_was_created() -> None:
+    tool = WOODPECKER_TOOLS.get("trigger_pipeline")
+    shaped = shape(
+        tool, {"repo_id": 1, "branch": "main"}, None, status=204, headers={"Pipeline-Filtered": "true"}
+    )
+    assert shaped.structured["pipeline"] is None and shaped.structured["created"] is False
+    assert "No pipeline was created" in shaped.text
+    _valid(tool, shaped)
+
+
+def test_lists_over_budget_drop_whole_entries_and_say_how_to_narrow() -> None:
+    tool = WOODPECKER_TOOLS.get("list_pipelines")
+    entries = [{"number": i, "message": "m" * 1_000} for i in range(100)]
+    shaped = shape(tool, _args(tool), entries, budget=20_000)
+    kept = shaped.structured["pipelines"]
+    assert size(shaped.structured) <= 20_000
+    assert kept == entries[: len(kept)]
+    assert shaped.structured["dropped"] == 100 - len(kept) > 0
+    assert "per_page" in shaped.structured["note"] and "more left out" in shaped.text
+
+
+ENTRIES = st.lists(
+    st.dictionaries(st.text(max_size=5), st.text(max_size=200) | st.integers() | st.booleans(), max_size=5),
+    max_size=60,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ENTRIES, st.integers(min_value=400, max_value=6_000))
+def test_the_budget_keeps_a_prefix_counts_the_rest_and_stays_valid_json(
+    entries: list[Any], budget: int
+) -> None:
+    out = fit_prefix({"untrusted": True}, "items", entries, budget, "narrow it.")
+    assert size(out) <= budget
+    kept = out["items"]
+    assert kept == entries[: len(kept)]
+    assert out["count"] == len(kept)
+    assert out.get("dropped", 0) == len(entries) - len(kept)
+    assert json.loads(json.dumps(out)) == out
+
+
+def test_a_large_object_loses_entries_of_its_largest_list_and_says_so() -> None:
+    tool = WOODPECKER_TOOLS.get("get_pipeline")
+    pipeline = {
+        "id": 1,
+        "number": 2,
+        "status": "success",
+        "changed_files": [f"src/file{i}.py" for i in range(20_000)],
+    }
+    shaped = shape(tool, {"repo_id": 1, "number": 2}, pipeline)
+    assert size(shaped.structured) <= results.RESULT_BUDGET
+    kept = shaped.structured["pipeline"]["changed_files"]
+    assert kept == pipeline["changed_files"][: len(kept)]
+    assert shaped.structured["trimmed"][0]["dropped"] == 20_000 - len(kept)
+    _valid(tool, shaped)
+
+
+def test_a_huge_string_is_shortened_rather_than_cutting_json() -> None:
+    tool = WOODPECKER_TOOLS.get("get_pipeline_metadata")
+    shaped = shape(tool, {"repo_id": 1, "number": 1}, {"curr": {"commit": {"message": "x" * 200_000}}})
+    assert size(shaped.structured) <= results.RESULT_BUDGET
+    assert "cut" in shaped.structured["metadata"]["curr"]["commit"]["message"][-40:]
+
+
+LOG_TOOL = WOODPECKER_TOOLS.get("get_step_logs")
+
+
+def _log_args(**extra: Any) -> dict[str, Any]:
+    return validate(LOG_TOOL, {"repo_id": 1, "number": 2, "step_id": 3, **extra})
+
+
+def test_logs_state_the_window_total_and_exit_code() -> None:
+    lines = [LogPiece(n, f"line {n}") for n in range(800, 1000)]
+    shaped = shape_logs(
+        LOG_TOOL, _log_args(), lines, 1000, {"id": 3, "name": "test", "state": "failure", "exit_code": 1}
+    )
+    s = shaped.structured
+    assert (s["first_line"], s["last_line"], s["total_lines"]) == (800, 999, 1000)
+    assert s["step"]["exit_code"] == 1 and s["untrusted"] is True
+    assert shaped.text.startswith(UNTRUSTED_WARNING) and "exit code 1" in shaped.text
+    jsonschema.Draft202012Validator(output_schema(LOG_TOOL)).validate(s)
+
+
+@pytest.mark.parametrize("end", ["tail", "head"])
+def test_logs_over_their_budget_are_cut_at_a_line_boundary_keeping_the_end_being_read(end: str) -> None:
+    lines = [LogPiece(n, "x" * 300) for n in range(500)]
+    shaped = shape_logs(LOG_TOOL, _log_args(**{"from": end, "limit": 500}), lines, 500, None)
+    s = shaped.structured
+    assert size(s) <= results.LOG_BUDGET
+    assert s["cut_lines"] == 500 - len(s["lines"]) > 0
+    numbers = [line["line"] for line in s["lines"]]
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+    assert (numbers[-1] == 499) if end == "tail" else (numbers[0] == 0)
+
+
+def test_log_lines_lose_terminal_escapes_and_progress_redraws() -> None:
+    shaped = shape_logs(LOG_TOOL, _log_args(), [LogPiece(0, "\x1b[32m10%\r50%\r100% done\x1b[0m")], 1, None)
+    assert shaped.structured["lines"] == [{"line": 0, "text": "100% done"}]
+
+
+def test_failures_carry_the_hint_for_their_status() -> None:
+    repo = WOODPECKER_TOOLS.get("get_repository")
+    text = results.failure(repo, {"repo_id": 4}, kind="unauthorized", message="401", status=401).text
+    assert "get_server_info" in text
+    assert "get_current_user" in results.failure(repo, {"repo_id": 4}, kind="forbidden", message="403").text
+    assert (
+        "include_inactive=true" in results.failure(repo, {"repo_id": 4}, kind="not_found", message="404").text
+    )
+    setup = results.failure(repo, {}, kind="not_configured", message="not configured").text
+    assert "WOODPECKER_URL" in setup and "WOODPECKER_TOKEN" in setup and "README" in setup
+
+
+def test_a_failed_move_warns_that_it_has_probably_happened() -> None:
+    move = WOODPECKER_TOOLS.get("move_repository")
+    text = results.failure(
+        move, {"repo_id": 1, "to": "a/b"}, kind="server_error", message="500", status=500
+    ).text
+    assert "get_repository" in text and "twice" in text and "3.11" in text
