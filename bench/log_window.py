@@ -1,0 +1,283 @@
+"""Benchmark: window a 1,000,000-line step log streamed from the sandbox over loopback; time and peak memory.
+
+Run with `python -m bench.log_window` (add `--tracemalloc` for the traced peak, which is slow).
+The sandbox runs in a child process, so the numbers are the reading side's alone. Prints a
+small table and writes `bench/out/log_window.json`.
+"""
+
+import argparse
+import contextlib
+import gc
+import json
+import os
+import platform
+import re
+import resource
+import socket
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import httpx
+import ijson
+
+from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
+from adapters.woodpecker_httpx.log_stream import LogArrayReader
+from ports.woodpecker import Credential, LogWindowRequest
+
+OUT = Path(__file__).resolve().parent / "out" / "log_window.json"
+
+
+def peak_rss_kib() -> int:
+    try:
+        with open("/proc/self/status") as status:
+            found = re.search(r"VmHWM:\s+(\d+)", status.read())
+        if found:
+            return int(found.group(1))
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+
+
+def reset_peak_rss() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as clear:
+            clear.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def start_child(argv: list[str]) -> tuple[subprocess.Popen[str], dict[str, Any]]:
+    """Start a server process that prints one JSON line about itself once it listens."""
+    child = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    if not line:
+        child.kill()
+        raise SystemExit("the log server did not start")
+    return child, json.loads(line)
+
+
+def stop_child(child: subprocess.Popen[str]) -> None:
+    child.terminate()
+    try:
+        child.wait(10)
+    except subprocess.TimeoutExpired:
+        child.kill()
+
+
+def serve_prebuilt(lines: int) -> int:
+    """Child mode: build the sandbox's log bytes once, then answer every request with them at socket speed.
+
+    This isolates the reading side: the sandbox itself generates lines in Python, which
+    makes it, not the reader, the bottleneck of the end-to-end run.
+    """
+    from sandbox.biglogs import BigLog
+    from sandbox.seed import BIG_LOG_STEPS
+
+    step_id = BIG_LOG_STEPS[lines][2]
+    # The same bytes the sandbox serves for this step (its ids start at step_id * 10**7).
+    body = b"".join(BigLog(step_id=step_id, lines=lines, first_id=step_id * 10_000_000).stream())
+    head = (
+        f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    ).encode()
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        print(json.dumps({"url": f"http://127.0.0.1:{server.getsockname()[1]}"}), flush=True)
+        while True:
+            conn, _ = server.accept()
+            with conn:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    part = conn.recv(65536)
+                    if not part:
+                        break
+                    request += part
+                with contextlib.suppress(OSError):
+                    conn.sendall(head + body if request else b"")
+
+
+async def download_only(url: str, token: str) -> tuple[int, float]:
+    """The floor: reading the bytes without parsing them."""
+    size = 0
+    async with httpx.AsyncClient(timeout=120, trust_env=False) as client:
+        start = time.perf_counter()
+        async with client.stream("GET", url, headers={"Authorization": f"Bearer {token}"}) as response:
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+        return size, time.perf_counter() - start
+
+
+async def windowed(
+    base: str, path: str, token: str, limit: int, end: Literal["head", "tail"], trace: bool
+) -> dict[str, Any]:
+    async with HttpxWoodpeckerGateway(base, token=Credential(token), timeout=120, trust_env=False) as gateway:
+        gc.collect()
+        measured_rss = reset_peak_rss()
+        rss_before = peak_rss_kib()
+        if trace:
+            tracemalloc.start()
+        start = time.perf_counter()
+        window = await gateway.step_log(path, LogWindowRequest(limit, end), None)
+        seconds = time.perf_counter() - start
+        traced_peak = tracemalloc.get_traced_memory()[1] if trace else None
+        if trace:
+            tracemalloc.stop()
+        rss_growth = (peak_rss_kib() - rss_before) * 1024 if measured_rss else None
+    return {
+        "from": end,
+        "limit": limit,
+        "tracemalloc": trace,
+        "seconds": round(seconds, 3),
+        "total_lines": window.total_lines,
+        "first_line": window.lines[0].number if window.lines else None,
+        "last_line": window.lines[-1].number if window.lines else None,
+        "peak_rss_growth_bytes": rss_growth,
+        "tracemalloc_peak_bytes": traced_peak,
+    }
+
+
+def compare_parsers(lines: int) -> list[dict[str, Any]]:
+    """Our incremental reader against ijson's `items` on the same bytes, in 64 KiB chunks."""
+    from sandbox.biglogs import BigLog  # the sandbox's own generator, so the bytes match the served log
+
+    body = b"".join(BigLog(step_id=1, lines=lines, first_id=1).stream())
+    chunks = [body[i : i + 65536] for i in range(0, len(body), 65536)]
+
+    def ours() -> int:
+        reader, n = LogArrayReader(), 0
+        for chunk in chunks:
+            n += len(reader.feed(chunk))
+        return n + len(reader.close())
+
+    def ijson_items() -> int:
+        out, n = ijson.sendable_list(), 0
+        coro = ijson.items_coro(out, "item")
+        for chunk in chunks:
+            coro.send(chunk)
+            n += len(out)
+            out.clear()
+        coro.close()
+        return n + len(out)
+
+    results = []
+    runs: list[tuple[str, Callable[[], int]]] = [
+        ("LogArrayReader (json C scanner)", ours),
+        (f"ijson items_coro ({ijson.backend})", ijson_items),
+    ]
+    for name, parse in runs:
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            assert parse() == lines
+            best = min(best, time.perf_counter() - start)
+        results.append(
+            {
+                "parser": name,
+                "lines": lines,
+                "bytes": len(body),
+                "seconds": round(best, 3),
+                "mb_per_s": round(len(body) / best / 1e6, 1),
+            }
+        )
+    return results
+
+
+async def measure(url: str, path: str, token: str, args: argparse.Namespace, source: str) -> dict[str, Any]:
+    size, download_seconds = await download_only(url + path, token)
+    runs = [await windowed(url, path, token, args.limit, "tail", False)]
+    runs.append(await windowed(url, path, token, args.limit, "head", False))
+    if args.tracemalloc:
+        runs.append(await windowed(url, path, token, args.limit, "tail", True))
+    return {
+        "source": source,
+        "log_bytes": size,
+        "download_only_seconds": round(download_seconds, 3),
+        "runs": runs,
+    }
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    sources = []
+    child, info = start_child(["-m", "sandbox", "--api-only"])
+    try:
+        log = next(b for b in info["big_logs"] if b["lines"] == args.lines)
+        path = f"/api/repos/{log['repo_id']}/logs/{log['number']}/{log['step_id']}"
+        token = info["tokens"][info["admin_login"]]
+        sources.append(await measure(info["url"], path, token, args, "sandbox (generates lines as it sends)"))
+    finally:
+        stop_child(child)
+    child, info = start_child(["-m", "bench.log_window", "--serve-prebuilt", str(args.lines)])
+    try:
+        sources.append(await measure(info["url"], path, "bench-token", args, "prebuilt bytes (socket speed)"))
+    finally:
+        stop_child(child)
+    return {
+        "log_lines": args.lines,
+        "sources": sources,
+        "parsers": compare_parsers(args.parser_lines),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "ijson_backend": ijson.backend,
+    }
+
+
+def table(result: dict[str, Any]) -> str:
+    mib = 1024 * 1024
+    rows = [f"log: {result['log_lines']:,} lines, window {result['sources'][0]['runs'][0]['limit']} lines"]
+    for source in result["sources"]:
+        rows.append(
+            f"source: {source['source']}: {source['log_bytes'] / mib:.1f} MiB, "
+            f"download alone {source['download_only_seconds']:.2f} s"
+        )
+        rows.append(
+            f"  {'from':<5} {'traced':>6} {'seconds':>8} {'lines/s':>10} {'RSS growth':>11} {'traced peak':>12}"
+        )
+        for r in source["runs"]:
+            rss = (
+                f"{r['peak_rss_growth_bytes'] / mib:.1f} MiB"
+                if r["peak_rss_growth_bytes"] is not None
+                else "n/a"
+            )
+            peak = (
+                f"{r['tracemalloc_peak_bytes'] / mib:.2f} MiB"
+                if r["tracemalloc_peak_bytes"] is not None
+                else "-"
+            )
+            rate = f"{r['total_lines'] / r['seconds']:,.0f}"
+            traced = "yes" if r["tracemalloc"] else "no"
+            rows.append(f"  {r['from']:<5} {traced:>6} {r['seconds']:>8.2f} {rate:>10} {rss:>11} {peak:>12}")
+    rows.append("parsers (same bytes in memory, 64 KiB chunks, best of 3):")
+    for p in result["parsers"]:
+        rows.append(f"  {p['parser']:<36} {p['seconds']:>6.2f} s {p['mb_per_s']:>7.1f} MB/s")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.log_window", description=__doc__)
+    parser.add_argument("--lines", type=int, default=1_000_000, choices=[10_000, 200_000, 1_000_000])
+    parser.add_argument("--limit", type=int, default=200)
+    parser.add_argument("--tracemalloc", action="store_true", help="add a traced run (about 20x slower)")
+    parser.add_argument("--parser-lines", type=int, default=200_000)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--serve-prebuilt", type=int, metavar="LINES", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_prebuilt:
+        return serve_prebuilt(args.serve_prebuilt)
+    result = anyio.run(run, args)
+    print(table(result))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"written to {args.out.name} in {args.out.parent.name}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""Log windowing: keep the first or last N lines of a log fed in any order, in memory bounded by N."""
+
+import base64
+import heapq
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, Literal, TypeVar
+
+End = Literal["head", "tail"]
+T = TypeVar("T")
+
+
+class LogWindower(Generic[T]):
+    """Collects `(line_number, payload)` entries and keeps only the window asked for.
+
+    "head" keeps the `limit` lowest line numbers, "tail" the `limit` highest. Entries may
+    arrive in any order; at most `limit` payloads are held at any moment, so a log of a
+    million lines costs no more than the window. Equal line numbers keep their arrival
+    order (the first one fed sorts first). The payload is opaque: a caller can keep the
+    undecoded form and decode only the lines that survive.
+    """
+
+    __slots__ = ("_from_end", "_heap", "_last", "_limit", "_ordered", "_seen")
+
+    def __init__(self, limit: int, from_end: End = "tail") -> None:
+        if limit < 0:
+            raise ValueError("limit must not be negative")
+        if from_end not in ("head", "tail"):
+            raise ValueError("from_end must be 'head' or 'tail'")
+        self._limit = limit
+        self._from_end = from_end
+        # A heap whose root is the entry to evict first: for "tail" the lowest
+        # (line, seq); for "head" the highest, so keys are negated.
+        self._heap: list[tuple[int, int, T]] = []
+        # Woodpecker sends lines in order, and for "tail" a bounded deque then does the
+        # heap's job for less: it drops the oldest, which is the lowest. The first line
+        # out of order moves everything into the heap for good.
+        self._ordered: deque[tuple[int, int, T]] | None = deque(maxlen=limit) if from_end == "tail" else None
+        self._last = -(2**63)
+        self._seen = 0
+
+    def __len__(self) -> int:
+        """How many entries are held right now (never more than `limit`)."""
+        return len(self._ordered) if self._ordered is not None else len(self._heap)
+
+    @property
+    def total(self) -> int:
+        """How many entries were fed, kept or not."""
+        return self._seen
+
+    def feed(self, number: int, payload: T) -> None:
+        seq = self._seen
+        self._seen += 1
+        if self._limit == 0:
+            return
+        heap = self._heap
+        # seq only grows, so a newcomer with the root's line number beats the root for
+        # "tail" (it is later) and loses to it for "head"; payloads are never compared.
+        if self._from_end == "tail":
+            ordered = self._ordered
+            if ordered is not None:
+                if number >= self._last:
+                    self._last = number
+                    ordered.append((number, seq, payload))
+                    return
+                heap.extend(ordered)
+                heapq.heapify(heap)
+                self._ordered = None
+            if len(heap) < self._limit:
+                heapq.heappush(heap, (number, seq, payload))
+            elif number >= heap[0][0]:
+                heapq.heapreplace(heap, (number, seq, payload))
+        elif len(heap) < self._limit:
+            heapq.heappush(heap, (-number, -seq, payload))
+        elif -number > heap[0][0]:
+            heapq.heapreplace(heap, (-number, -seq, payload))
+
+    def window(self) -> list[tuple[int, T]]:
+        """The kept entries ordered by line number (then arrival)."""
+        if self._ordered is not None:
+            return [(number, payload) for number, _, payload in self._ordered]
+        if self._from_end == "tail":
+            ordered = sorted(self._heap, key=lambda e: (e[0], e[1]))
+            return [(number, payload) for number, _, payload in ordered]
+        ordered = sorted(self._heap, key=lambda e: (-e[0], -e[1]))
+        return [(-neg, payload) for neg, _, payload in ordered]
+
+
+@dataclass(frozen=True, slots=True)
+class LineCut:
+    """The part of a line sequence that fits a byte budget: `lines[start:stop]`."""
+
+    start: int
+    stop: int
+    size: int  # UTF-8 bytes of the kept lines, one newline each
+
+    @property
+    def count(self) -> int:
+        return self.stop - self.start
+
+
+def line_size(text: str) -> int:
+    """Bytes a line costs in the output: its UTF-8 encoding plus one newline."""
+    return len(text.encode("utf-8", "surrogatepass")) + 1
+
+
+def cut_to_budget(lines: Sequence[str], budget: int, keep: End = "tail") -> LineCut:
+    """Keep as many whole lines as fit in `budget` bytes.
+
+    "tail" keeps the end of `lines` (dropping from the start), "head" keeps the start.
+    Never splits a line: a line that does not fit ends the cut, even if a shorter one
+    further on would fit, so the kept lines stay contiguous.
+    """
+    if keep not in ("head", "tail"):
+        raise ValueError("keep must be 'head' or 'tail'")
+    size = 0
+    n = len(lines)
+    if keep == "head":
+        stop = 0
+        while stop < n:
+            cost = line_size(lines[stop])
+            if size + cost > budget:
+                break
+            size += cost
+            stop += 1
+        return LineCut(0, stop, size)
+    start = n
+    while start > 0:
+        cost = line_size(lines[start - 1])
+        if size + cost > budget:
+            break
+        size += cost
+        start -= 1
+    return LineCut(start, n, size)
+
+
+def clip_line(text: str, max_bytes: int, marker: str = " [line cut]") -> str:
+    """Shorten one overlong line to at most `max_bytes` UTF-8 bytes, ending with `marker`.
+
+    Cuts at a character boundary. A line that already fits comes back unchanged.
+    """
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) <= max_bytes:
+        return text
+    room = max_bytes - len(marker.encode("utf-8"))
+    if room <= 0:
+        return marker.encode("utf-8")[: max(max_bytes, 0)].decode("utf-8", "ignore")
+    return raw[:room].decode("utf-8", "ignore") + marker
+
+
+def decode_log_data(data: str) -> str:
+    """Woodpecker's base64 `data` field as text, without the one trailing newline the agent may leave.
+
+    Invalid UTF-8 becomes U+FFFD rather than failing: a log is shown, not executed.
+    """
+    raw = base64.b64decode(data, validate=False)
+    text = raw.decode("utf-8", "replace")
+    if text.endswith("\n"):
+        text = text[:-1]
+        if text.endswith("\r"):
+            text = text[:-1]
+    return text
