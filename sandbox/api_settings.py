@@ -1,0 +1,443 @@
+"""Secrets, registries (repository, organization and global scope) and cron routes, with their validation quirks."""
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from starlette.responses import Response
+
+from sandbox.api_common import (
+    field_opt_bool,
+    field_opt_str,
+    field_str,
+    field_str_list,
+    field_str_map,
+    go_int,
+    null_if_empty,
+    paginate,
+)
+from sandbox.api_pipelines import new_cron_pipeline
+from sandbox.cronexpr import CronError, next_exec, parse
+from sandbox.http import BadBody, Ctx, Route, empty, json_response, text
+from sandbox.models import EVENTS, Cron, Registry, Secret
+from sandbox.world import World
+
+_DOCKER_IMAGE = re.compile(
+    r"^([\w\-_.]+(:\d+)?/)?([\w\-_.][\w\-_./]*/)?([\w\-_.]+)(:[\w\-_]+)?(@sha256:[a-f\d]{64})?$"
+)
+
+# A scope decides which rows a route sees: (org_id, repo_id) of the rows it owns.
+Scope = tuple[int, int]
+
+
+def _repo_scope(ctx: Ctx) -> Scope:
+    return (0, ctx.the_repo.id)
+
+
+def _org_scope(ctx: Ctx) -> Scope:
+    return (ctx.the_org.id, 0)
+
+
+def _global_scope(ctx: Ctx) -> Scope:
+    return (0, 0)
+
+
+# ---------------------------------------------------------------------- secrets
+
+
+def _validate_secret(secret: Secret) -> str | None:
+    for event in secret.events:
+        if event not in EVENTS:
+            return f"'{event}' is not a valid event type\nsecret event invalid"
+    if not secret.events:
+        return "secret event invalid: no event specified"
+    for image in secret.images:
+        if not image:
+            return "secret image invalid: empty image in images"
+        if not _DOCKER_IMAGE.match(image):
+            return f"secret image invalid: image '{image}' do not match regexp"
+    if not secret.name:
+        return "secret name invalid: empty name"
+    if not secret.value:
+        return "secret value invalid: empty value"
+    return None
+
+
+def _secrets_in(world: World, scope: Scope) -> list[Secret]:
+    rows = [s for s in world.secrets.values() if (s.org_id, s.repo_id) == scope]
+    return sorted(rows, key=lambda s: s.name)
+
+
+def _secret(world: World, scope: Scope, name: str) -> Secret | None:
+    return next((s for s in _secrets_in(world, scope) if s.name == name), None)
+
+
+def _secret_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, kind: str) -> list[Route]:
+    """The five secret routes of one scope. `kind` is repo, org or global (their answers differ)."""
+
+    def list_(ctx: Ctx) -> Response:
+        rows = [s.api() for s in paginate(ctx.query, _secrets_in(ctx.world, scope(ctx)))]
+        # The repository list comes back null when empty; the org and global lists as [].
+        return json_response(null_if_empty(rows) if kind == "repo" else rows)
+
+    def get(ctx: Ctx) -> Response:
+        found = _secret(ctx.world, scope(ctx), ctx.params["secret"])
+        return empty(404) if found is None else json_response(found.api())
+
+    def create(ctx: Ctx) -> Response:
+        try:
+            body = ctx.bind()
+            org_id, repo_id = scope(ctx)
+            secret = Secret(
+                id=0,
+                org_id=org_id,
+                repo_id=repo_id,
+                name=field_str(body, "name"),
+                value=field_str(body, "value"),
+                events=field_str_list(body, "events") or [],
+                images=field_str_list(body, "images") or [],
+                note=field_str(body, "note"),
+            )
+        except BadBody as exc:
+            return text(400, f"Error parsing secret. {exc}")
+        problem = _validate_secret(secret)
+        if problem:
+            # 422 at every level, global included.
+            return text(422, f"Error inserting secret. {problem}")
+        if _secret(ctx.world, scope(ctx), secret.name) is not None:
+            # No 409: the unique constraint surfaces as a 500.
+            return text(
+                500, f"Error inserting secret {secret.name!r}. UNIQUE constraint failed: secrets.name"
+            )
+        secret.id = ctx.world.new_id()
+        secret.events = sorted(secret.events)
+        ctx.world.secrets[secret.id] = secret
+        return json_response(secret.api())
+
+    def patch(ctx: Ctx) -> Response:
+        try:
+            body = ctx.bind()
+            value = field_opt_str(body, "value")
+            events = field_str_list(body, "events")
+            images = field_str_list(body, "images")
+            note = field_opt_str(body, "note")
+        except BadBody as exc:
+            return text(400, f"Error parsing secret. {exc}")
+        found = _secret(ctx.world, scope(ctx), ctx.params["secret"])
+        if found is None:
+            return empty(404)
+        # Work on a copy: a failed validation must leave the stored row alone. `name` is ignored.
+        updated = Secret(**vars(found))
+        if value:
+            updated.value = value
+        if events is not None:
+            updated.events = events
+        if images is not None:
+            updated.images = images
+        if note is not None:
+            updated.note = note
+        problem = _validate_secret(updated)
+        if problem:
+            # Global secrets answer 400 here where the other levels answer 422.
+            return text(400 if kind == "global" else 422, f"Error updating secret. {problem}")
+        updated.events = sorted(updated.events)
+        ctx.world.secrets[found.id] = updated
+        return json_response(updated.api())
+
+    def delete(ctx: Ctx) -> Response:
+        found = _secret(ctx.world, scope(ctx), ctx.params["secret"])
+        if found is None:
+            return empty(404)
+        del ctx.world.secrets[found.id]
+        return empty(204)
+
+    read_access, write_access = access.split("|") if "|" in access else (access, access)
+    return [
+        Route("GET", f"{prefix}/secrets", list_, read_access),
+        Route("POST", f"{prefix}/secrets", create, write_access),
+        Route("GET", f"{prefix}/secrets/:secret", get, read_access),
+        Route("PATCH", f"{prefix}/secrets/:secret", patch, write_access),
+        Route("DELETE", f"{prefix}/secrets/:secret", delete, write_access),
+    ]
+
+
+# ---------------------------------------------------------------------- registries
+
+
+def _validate_registry(reg: Registry) -> str | None:
+    if not reg.address:
+        return "registry address is invalid"
+    if not reg.username:
+        return "registry username is invalid"
+    if not reg.password:
+        return "registry password is invalid"
+    return None
+
+
+def _registries_in(world: World, scope: Scope) -> list[Registry]:
+    return sorted(
+        (r for r in world.registries.values() if (r.org_id, r.repo_id) == scope), key=lambda r: r.id
+    )
+
+
+def _registry(world: World, scope: Scope, address: str) -> Registry | None:
+    return next((r for r in _registries_in(world, scope) if r.address == address), None)
+
+
+def _registry_body(body: dict[str, Any]) -> Registry:
+    raw_id = body.get("id")
+    return Registry(
+        id=raw_id if isinstance(raw_id, int) and not isinstance(raw_id, bool) else 0,
+        org_id=0,
+        repo_id=0,
+        address=field_str(body, "address"),
+        username=field_str(body, "username"),
+        password=field_str(body, "password"),
+        readonly=bool(field_opt_bool(body, "readonly")),
+    )
+
+
+def _registry_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, kind: str) -> list[Route]:
+    def list_(ctx: Ctx) -> Response:
+        rows = [r.api() for r in paginate(ctx.query, _registries_in(ctx.world, scope(ctx)))]
+        return json_response(null_if_empty(rows) if kind == "repo" else rows)
+
+    def get(ctx: Ctx) -> Response:
+        found = _registry(ctx.world, scope(ctx), ctx.params["registry"])
+        return empty(404) if found is None else json_response(found.api())
+
+    def create(ctx: Ctx) -> Response:
+        try:
+            incoming = _registry_body(ctx.bind())
+        except BadBody as exc:
+            return text(400, f"Error parsing request. {exc}")
+        org_id, repo_id = scope(ctx)
+        reg = Registry(0, org_id, repo_id, incoming.address, incoming.username, incoming.password)
+        problem = _validate_registry(reg)
+        if problem:
+            # Organization level answers 422; repository and global level 400.
+            return text(422 if kind == "org" else 400, f"Error inserting registry. {problem}")
+        if _registry(ctx.world, scope(ctx), reg.address) is not None:
+            return text(500, f"Error inserting registry {reg.address!r}. UNIQUE constraint failed")
+        reg.id = ctx.world.new_id()
+        ctx.world.registries[reg.id] = reg
+        if kind == "repo":
+            # The repository route answers a copy of the request body, not the stored row.
+            return json_response(incoming.api())
+        return json_response(reg.api())
+
+    def patch(ctx: Ctx) -> Response:
+        try:
+            incoming = _registry_body(ctx.bind())
+        except BadBody as exc:
+            return text(400, f"Error parsing request. {exc}")
+        found = _registry(ctx.world, scope(ctx), ctx.params["registry"])
+        if found is None:
+            return empty(404)
+        updated = Registry(**vars(found))
+        if incoming.address and kind != "repo":
+            # Organization and global routes rename the entry; the repository route ignores address.
+            updated.address = incoming.address
+        if incoming.username:
+            updated.username = incoming.username
+        if incoming.password:
+            updated.password = incoming.password
+        problem = _validate_registry(updated)
+        if problem:
+            return text(400 if kind == "global" else 422, f"Error updating registry. {problem}")
+        ctx.world.registries[found.id] = updated
+        if kind == "repo":
+            return json_response(incoming.api())
+        return json_response(updated.api())
+
+    def delete(ctx: Ctx) -> Response:
+        found = _registry(ctx.world, scope(ctx), ctx.params["registry"])
+        if found is None:
+            return empty(404)
+        del ctx.world.registries[found.id]
+        return empty(204)
+
+    read_access, write_access = access.split("|") if "|" in access else (access, access)
+    return [
+        Route("GET", f"{prefix}/registries", list_, read_access),
+        Route("POST", f"{prefix}/registries", create, write_access),
+        Route("GET", f"{prefix}/registries/:registry", get, read_access),
+        Route("PATCH", f"{prefix}/registries/:registry", patch, write_access),
+        Route("DELETE", f"{prefix}/registries/:registry", delete, write_access),
+    ]
+
+
+# ---------------------------------------------------------------------- crons
+
+
+def _cron_id(ctx: Ctx) -> int | Response:
+    cid = go_int(ctx.params.get("cron"))
+    if cid is None:
+        return text(
+            400,
+            f"Error parsing cron id. strconv.ParseInt: parsing {ctx.params.get('cron')!r}: invalid syntax",
+        )
+    return cid
+
+
+def _find_cron(ctx: Ctx) -> Cron | Response:
+    cid = _cron_id(ctx)
+    if isinstance(cid, Response):
+        return cid
+    cron = ctx.world.crons.get(cid)
+    if cron is None or cron.repo_id != ctx.the_repo.id:
+        return empty(404)
+    return cron
+
+
+def _validate_cron(cron: Cron) -> str | None:
+    if not cron.name:
+        return "name is required"
+    if not cron.schedule:
+        return "schedule is required"
+    try:
+        parse(cron.schedule)
+    except CronError as exc:
+        return f"can't parse schedule: {exc}"
+    return None
+
+
+def _branch_exists(ctx: Ctx, branch: str) -> bool:
+    fr = ctx.world.forge_repo_for(ctx.the_repo)
+    return fr is not None and branch in fr.branches
+
+
+def list_crons(ctx: Ctx) -> Response:
+    rows = sorted((c for c in ctx.world.crons.values() if c.repo_id == ctx.the_repo.id), key=lambda c: c.name)
+    return json_response(null_if_empty([c.api() for c in paginate(ctx.query, rows)]))
+
+
+def get_cron(ctx: Ctx) -> Response:
+    found = _find_cron(ctx)
+    return found if isinstance(found, Response) else json_response(found.api())
+
+
+def create_cron(ctx: Ctx) -> Response:
+    world = ctx.world
+    try:
+        body = ctx.bind()
+        cron = Cron(
+            id=0,
+            name=field_str(body, "name").strip(),
+            repo_id=ctx.the_repo.id,
+            creator_id=ctx.me.id,
+            schedule=field_str(body, "schedule").strip(),
+            created=world.now(),
+            timezone=field_str(body, "timezone").strip() or "UTC",
+            branch=field_str(body, "branch").strip(),
+            # Since 3.13 an omitted `enabled` is false: the job is created switched off.
+            enabled=bool(field_opt_bool(body, "enabled")),
+            variables=field_str_map(body, "variables"),
+        )
+    except BadBody as exc:
+        return text(400, f"Error parsing request. {exc}")
+    problem = _validate_cron(cron)
+    if problem:
+        return text(422, f"Error inserting cron. validate failed: {problem}")
+    try:
+        cron.next_exec = next_exec(cron.schedule, cron.timezone, world.clock())
+    except CronError as exc:
+        return text(400, f"Error inserting cron. schedule could not parsed: {exc}")
+    if cron.branch and not _branch_exists(ctx, cron.branch):
+        return text(400, "Error inserting cron. branch not resolved: branch not found")
+    if any(c.repo_id == cron.repo_id and c.name == cron.name for c in world.crons.values()):
+        return text(409, "cron with this exists for this repo already")
+    cron.id = world.new_id()
+    world.crons[cron.id] = cron
+    return json_response(cron.api())
+
+
+def patch_cron(ctx: Ctx) -> Response:
+    world = ctx.world
+    cid = _cron_id(ctx)
+    if isinstance(cid, Response):
+        return cid
+    try:
+        body = ctx.bind()
+        name = field_opt_str(body, "name")
+        schedule = field_opt_str(body, "schedule")
+        timezone = field_opt_str(body, "timezone")
+        branch = field_opt_str(body, "branch")
+        enabled = field_opt_bool(body, "enabled")
+        variables = field_str_map(body, "variables")
+    except BadBody as exc:
+        return text(400, f"Error parsing request. {exc}")
+    found = _find_cron(ctx)
+    if isinstance(found, Response):
+        return found
+    cron = Cron(**vars(found))
+    now = world.clock()
+    # Blank strings are ignored field by field.
+    if branch is not None and branch.strip():
+        if not _branch_exists(ctx, branch.strip()):
+            return text(400, "Error inserting cron. branch not resolved: branch not found")
+        cron.branch = branch.strip()
+    if timezone is not None and timezone.strip():
+        try:
+            cron.next_exec = next_exec(cron.schedule, timezone.strip(), now)
+        except CronError as exc:
+            return text(400, f"Error inserting cron. schedule could not parsed: {exc}")
+        cron.timezone = timezone.strip()
+    if schedule is not None and schedule.strip():
+        try:
+            cron.next_exec = next_exec(schedule.strip(), cron.timezone, now)
+        except CronError as exc:
+            return text(400, f"Error inserting cron. schedule could not parsed: {exc}")
+        cron.schedule = schedule.strip()
+    if name is not None and name.strip():
+        cron.name = name.strip()
+    if enabled is not None:
+        cron.enabled = enabled
+        if enabled:
+            try:
+                cron.next_exec = next_exec(cron.schedule, cron.timezone, now)
+            except CronError as exc:
+                return text(500, f"Cron schedule could not parsed: {exc}")
+    if variables is not None:
+        cron.variables = variables
+    cron.creator_id = ctx.me.id
+    problem = _validate_cron(cron)
+    if problem:
+        return text(422, f"Error inserting cron. validate failed: {problem}")
+    if any(
+        c.id != cron.id and c.repo_id == cron.repo_id and c.name == cron.name for c in world.crons.values()
+    ):
+        return text(500, f"Error updating cron {name!r}. UNIQUE constraint failed")
+    world.crons[cron.id] = cron
+    return json_response(cron.api())
+
+
+def delete_cron(ctx: Ctx) -> Response:
+    found = _find_cron(ctx)
+    if isinstance(found, Response):
+        return found
+    del ctx.world.crons[found.id]
+    return empty(204)
+
+
+def run_cron(ctx: Ctx) -> Response:
+    found = _find_cron(ctx)
+    if isinstance(found, Response):
+        return found
+    return new_cron_pipeline(ctx, found)
+
+
+ROUTES = [
+    *_secret_routes("/api/repos/:repo_id", _repo_scope, "push", "repo"),
+    *_secret_routes("/api/orgs/:org_id", _org_scope, "org_admin", "org"),
+    *_secret_routes("/api", _global_scope, "user|admin", "global"),
+    *_registry_routes("/api/repos/:repo_id", _repo_scope, "push", "repo"),
+    *_registry_routes("/api/orgs/:org_id", _org_scope, "org_admin", "org"),
+    *_registry_routes("/api", _global_scope, "user|admin", "global"),
+    Route("GET", "/api/repos/:repo_id/cron", list_crons, "push"),
+    Route("POST", "/api/repos/:repo_id/cron", create_cron, "push"),
+    Route("GET", "/api/repos/:repo_id/cron/:cron", get_cron, "push"),
+    Route("POST", "/api/repos/:repo_id/cron/:cron", run_cron, "push"),
+    Route("PATCH", "/api/repos/:repo_id/cron/:cron", patch_cron, "push"),
+    Route("DELETE", "/api/repos/:repo_id/cron/:cron", delete_cron, "push"),
+]

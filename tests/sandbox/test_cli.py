@@ -1,0 +1,85 @@
+"""The command line serves the sandbox and prints one JSON line with its address and tokens."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from sandbox.cli import main
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_api_only_prints_one_json_line_and_serves_until_terminated() -> None:
+    env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sandbox", "--api-only", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=CHECKOUT,
+        env=env,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        info = json.loads(process.stdout.readline())
+        assert info["url"].startswith("http://127.0.0.1:")
+        assert info["version"] == "3.17.0"
+        assert set(info["tokens"]) >= {info["admin_login"], info["user_login"]}
+        assert {b["lines"] for b in info["big_logs"]} == {10_000, 200_000, 1_000_000}
+        version = httpx.get(f"{info['url']}/version", timeout=10)
+        me = httpx.get(
+            f"{info['url']}/api/user",
+            headers={"Authorization": f"Bearer {info['tokens'][info['admin_login']]}"},
+            timeout=10,
+        )
+        assert version.json()["version"] == "3.17.0"
+        assert me.json()["login"] == info["admin_login"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            code = process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    assert code == 0
+    assert process.stdout.read() == ""  # exactly one line
+
+
+@pytest.mark.slow
+def test_the_311_mode_reports_its_version() -> None:
+    env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sandbox", "--api-only", "--woodpecker-version", "3.11"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=CHECKOUT,
+        env=env,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        info = json.loads(process.stdout.readline())
+        assert httpx.get(f"{info['url']}/version", timeout=10).json()["version"] == "3.11.0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_without_api_only_the_sandbox_entry_point_refuses(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "--api-only" in capsys.readouterr().err
+
+
+def test_tokens_are_random_per_start() -> None:
+    from sandbox.server import new_tokens
+
+    first, second = new_tokens(), new_tokens()
+    assert first.keys() == second.keys()
+    assert all(first[k] != second[k] and len(first[k]) == 64 for k in first)
