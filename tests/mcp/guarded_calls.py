@@ -1,0 +1,77 @@
+"""The calls the guard tests make against the seeded sandbox: one widening call per guarded tool, one harmless call per conditional tool."""
+
+from typing import Any
+
+from sandbox.seed import HOSTILE_STRINGS
+
+# One call per guarded tool that widens reach (so it must ask) and succeeds on the seeded data.
+WIDENING: dict[str, dict[str, Any]] = {
+    "update_repository": {"repo_id": 2, "require_approval": "none"},
+    "repair_repository": {"scope": "instance"},
+    "move_repository": {"repo_id": 1, "to": "bob/web"},
+    "chown_repository": {"repo_id": 1},
+    "delete_repository": {"repo_id": 1},
+    "approve_pipeline": {"repo_id": 1, "number": 11},
+    "delete_pipeline": {"repo_id": 1, "number": 10},
+    "delete_step_logs": {"repo_id": 1, "number": 2, "step_id": 10203},
+    "delete_pipeline_logs": {"repo_id": 1, "number": 2},
+    "update_secret": {"scope": "repository", "repo_id": 1, "name": "docker_password", "value": "rotated"},
+    "delete_secret": {"scope": "repository", "repo_id": 1, "name": "deploy_token"},
+    "update_registry": {
+        "scope": "repository",
+        "repo_id": 1,
+        "address": "ghcr.io/acme",
+        "password": "rotated",
+    },
+    "delete_registry": {"scope": "global", "address": "quay.io"},
+    "delete_cron": {"repo_id": 1, "cron_id": 1},
+    "delete_organization": {"org_id": 5},
+    "create_user": {"login": "carol", "admin": True},
+    "update_user": {"login": "bob", "forge_id": 1, "admin": True},
+    "delete_user": {"login": "eve", "forge_id": 1},
+    "delete_agent": {"agent_id": 1},
+    "update_forge": {"forge_id": 1, "url": "https://forge2.example.org"},
+    "delete_forge": {"forge_id": 1},
+    "pause_queue": {},
+    "set_log_level": {"level": "disabled"},
+}
+
+# The harmless direction of each conditional tool: applies on the first call, no question.
+HARMLESS: dict[str, dict[str, Any]] = {
+    "update_repository": {"repo_id": 2, "require_approval": "all_events", "trusted_network": False},
+    "repair_repository": {"scope": "repository", "repo_id": 1},
+    "update_secret": {"scope": "repository", "repo_id": 1, "name": "docker_password", "events": ["push"]},
+    "update_registry": {
+        "scope": "repository",
+        "repo_id": 1,
+        "address": "ghcr.io/acme",
+        "username": "acme-ci",
+    },
+    "create_user": {"login": "carol", "admin": False},
+    "update_user": {"login": "bob", "forge_id": 1, "email": "bob@new.example.org"},
+    "set_log_level": {"level": "debug"},
+}
+
+# Writes one approved call makes. create_user with admin creates the account, then grants admin
+# (Woodpecker's create ignores the flag), so two.
+WRITES: dict[str, int] = {name: 1 for name in WIDENING} | {"create_user": 2}
+
+
+def numeric_ids(args: dict[str, Any]) -> list[str]:
+    return [str(v) for v in args.values() if isinstance(v, int) and not isinstance(v, bool)]
+
+
+def hostile_fragments() -> list[str]:
+    """Every line of every hostile string long enough to mean something on its own."""
+    out: list[str] = []
+    for text in HOSTILE_STRINGS:
+        out.append(text)
+        out.extend(line.strip() for line in text.splitlines() if len(line.strip()) >= 8)
+    return out
+
+
+def assert_clean_question(question: str, args: dict[str, Any]) -> None:
+    for number in numeric_ids(args):
+        assert number in question, f"id {number} missing from the question"
+    for fragment in hostile_fragments():
+        assert fragment not in question, f"pushed text reached the question: {fragment!r}"

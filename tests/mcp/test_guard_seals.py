@@ -1,0 +1,141 @@
+"""2026-07-28 retries driven by hand: a state that does not open onto exactly this call is no answer, so the client is asked afresh."""
+
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from sandbox.server import Sandbox
+from tests.fixtures.mcp import OTHER_SEAL_KEY, SEAL_KEY, Harness, Person, elicit_result, harness_for
+
+pytestmark = pytest.mark.anyio
+
+APPROVE = {"repo_id": 1, "number": 11}
+YES = {"confirm": elicit_result("accept")}
+
+
+async def ask(client: Client, args: dict[str, Any] = APPROVE, **retry: Any) -> Any:
+    return await client.session.call_tool("approve_pipeline", dict(args), allow_input_required=True, **retry)
+
+
+def state_of(result: Any) -> str:
+    assert isinstance(result, types.InputRequiredResult), result
+    assert result.request_state is not None
+    return result.request_state
+
+
+async def fresh_question_then(
+    harness: Harness, sandbox: Sandbox, state: str | None, answers: Any = YES, args: dict[str, Any] = APPROVE
+) -> Any:
+    """Present `state` with a yes; return the (expected fresh) question, checking nothing was written."""
+    with anyio.fail_after(15):
+        async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
+            retried = await ask(client, args, input_responses=answers, request_state=state)
+    assert sandbox.state_changing_requests() == []
+    return retried
+
+
+def tampered(state: str) -> str:
+    middle = len(state) // 2
+    flipped = "A" if state[middle] != "A" else "B"
+    return state[:middle] + flipped + state[middle + 1 :]
+
+
+async def first_state(harness: Harness, args: dict[str, Any] = APPROVE) -> str:
+    with anyio.fail_after(15):
+        async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
+            return state_of(await ask(client, args))
+
+
+async def test_a_valid_state_with_a_yes_acts_once(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        state = await first_state(harness)
+        with anyio.fail_after(15):
+            async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
+                done = await ask(client, input_responses=YES, request_state=state)
+    assert isinstance(done, types.CallToolResult) and not done.is_error
+    assert len(sandbox.state_changing_requests()) == 1
+    assert harness.audit.outcomes() == ["asked", "approved", "executed"]
+
+
+@pytest.mark.parametrize("reply", ["false", "decline", "cancel"])
+async def test_a_valid_state_with_a_no_does_nothing(sandbox: Sandbox, reply: Any) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        state = await first_state(harness)
+        with anyio.fail_after(15):
+            async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
+                done = await ask(
+                    client, input_responses={"confirm": elicit_result(reply)}, request_state=state
+                )
+    assert isinstance(done, types.CallToolResult)
+    assert "nothing was done" in done.content[0].text  # type: ignore[union-attr]  # text content
+    assert sandbox.state_changing_requests() == []
+
+
+async def test_a_tampered_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        state = await first_state(harness)
+        again = await fresh_question_then(harness, sandbox, tampered(state))
+    assert state_of(again) != state
+    assert "seal_rejected" in harness.audit.outcomes()
+
+
+async def test_a_state_sealed_with_another_key_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY,)) as elsewhere:
+        foreign = await first_state(elsewhere)
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        state_of(await fresh_question_then(harness, sandbox, foreign))
+
+
+async def test_a_state_from_a_retired_key_still_in_the_ring_is_accepted(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token, seal_keys=(SEAL_KEY,)) as before:
+        state = await first_state(before)
+    async with harness_for(sandbox.url, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY, SEAL_KEY)) as after:
+        with anyio.fail_after(15):
+            async with Client(after.server, mode="2026-07-28", elicitation_callback=Person()) as client:
+                done = await ask(client, input_responses=YES, request_state=state)
+    assert isinstance(done, types.CallToolResult) and not done.is_error
+    assert len(sandbox.state_changing_requests()) == 1
+
+
+async def test_an_expired_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        state = await first_state(harness)
+        harness.clock.advance(601)
+        state_of(await fresh_question_then(harness, sandbox, state))
+
+
+async def test_a_state_for_other_arguments_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        state = await first_state(harness, {"repo_id": 5, "number": 12})
+        again = await fresh_question_then(harness, sandbox, state, args={"repo_id": 12, "number": 5})
+    assert isinstance(again, types.InputRequiredResult)
+    request = (again.input_requests or {})["confirm"]
+    assert isinstance(request, types.ElicitRequest)
+    assert "pipeline 5 of repository 12" in request.params.message
+
+
+async def test_a_state_issued_to_another_principal_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token, principal="alice") as alice:
+        state = await first_state(alice)
+    async with harness_for(sandbox.url, sandbox.admin_token, principal="mallory") as mallory:
+        state_of(await fresh_question_then(mallory, sandbox, state))
+
+
+async def test_an_answer_without_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        state_of(await fresh_question_then(harness, sandbox, None))
+
+
+async def test_a_state_without_an_answer_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        state = await first_state(harness)
+        state_of(await fresh_question_then(harness, sandbox, state, answers=None))
+
+
+async def test_a_garbage_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        for junk in ["", "x", "v1." + "A" * 5000, "🙂" * 10]:
+            state_of(await fresh_question_then(harness, sandbox, junk))

@@ -1,0 +1,225 @@
+"""A stateful property of the whole guard: random sequences of calls, answers, tokens, seals and clock jumps never make Woodpecker change state without a valid approval for exactly that call.
+
+CI runs a small number of sequences; for a long local run set
+`WOODPECKER_MCP_STATEFUL_EXAMPLES` (e.g. 500) and `WOODPECKER_MCP_STATEFUL_STEPS` (e.g. 40).
+"""
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types as types
+import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
+from mcp import Client
+
+from sandbox.server import Sandbox
+from tests.fixtures.mcp import Harness, Person, build_harness, elicit_result
+
+EXAMPLES = int(os.environ.get("WOODPECKER_MCP_STATEFUL_EXAMPLES", "8"))
+STEPS = int(os.environ.get("WOODPECKER_MCP_STATEFUL_STEPS", "12"))
+SEAL_TTL = 600.0
+TOKEN_TTL = 300.0
+
+# Always-asking calls whose question does not depend on stored state, each one write when it runs.
+# Siblings (index ^ 1) differ only in the order of their targets or in their body, which is exactly
+# what the binding must tell apart.
+CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("approve_pipeline", {"repo_id": 5, "number": 12}),
+    ("approve_pipeline", {"repo_id": 12, "number": 5}),
+    ("delete_pipeline", {"repo_id": 1, "number": 10}),
+    ("delete_pipeline", {"repo_id": 10, "number": 1}),
+    ("set_log_level", {"level": "disabled"}),
+    ("set_log_level", {"level": "panic"}),
+    ("update_repository", {"repo_id": 2, "trusted_network": True}),
+    ("update_repository", {"repo_id": 2, "trusted_network": True, "trusted_volumes": True}),
+)
+calls = st.integers(min_value=0, max_value=len(CALLS) - 1)
+replies = st.sampled_from(["accept", "false", "decline", "cancel"])
+# Which call a token or a state is presented with: its own, its sibling, or any call at all.
+presented = st.sampled_from(["same", "sibling", "any"])
+
+
+def presented_with(how: str, own: int, anyone: int) -> int:
+    return {"same": own, "sibling": own ^ 1}.get(how, anyone)
+
+
+@dataclass(frozen=True)
+class Question:
+    call: int
+    state: str
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class Token:
+    call: int
+    value: str
+
+
+def tamper(state: str) -> str:
+    middle = len(state) // 2
+    return state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1 :]
+
+
+class GuardMachine(RuleBasedStateMachine):
+    sandbox: Sandbox
+    runs = 0
+
+    questions = Bundle("questions")
+    tokens = Bundle("tokens")
+
+    def __init__(self) -> None:
+        super().__init__()
+        type(self).runs += 1
+        self.sandbox.reset()
+        self._portal_cm = start_blocking_portal()
+        self.portal: BlockingPortal = self._portal_cm.__enter__()
+        self.harness: Harness = build_harness(self.sandbox.url, self.sandbox.admin_token)
+        self.person = Person()
+        self._clients: list[Any] = []
+        self.push = self._open(Client(self.harness.server, mode="legacy", elicitation_callback=self.person))
+        self.mrtr = self._open(
+            Client(self.harness.server, mode="2026-07-28", elicitation_callback=self.person)
+        )
+        self.plain = self._open(Client(self.harness.server, mode="legacy"))
+        # The model: per call, the one token that may still act, and until when.
+        self.pending: dict[int, tuple[str, float]] = {}
+        self.expected = 0
+
+    def _open(self, client: Client) -> Client:
+        manager = self.portal.wrap_async_context_manager(client)
+        opened = manager.__enter__()
+        self._clients.append(manager)
+        return opened
+
+    def teardown(self) -> None:
+        for manager in reversed(self._clients):
+            manager.__exit__(None, None, None)
+        self.portal.call(self.harness.gateway.aclose)
+        self._portal_cm.__exit__(None, None, None)
+
+    def now(self) -> float:
+        return self.harness.clock.now()
+
+    def _call(self, client: Client, index: int, **extra: Any) -> Any:
+        tool, args = CALLS[index]
+        return self.portal.call(lambda: client.call_tool(tool, {**args, **extra}))
+
+    def _retry(self, index: int, **retry: Any) -> Any:
+        tool, args = CALLS[index]
+        return self.portal.call(
+            lambda: self.mrtr.session.call_tool(tool, dict(args), allow_input_required=True, **retry)
+        )
+
+    @initialize()
+    def start(self) -> None:
+        self.sandbox.clear_requests()
+
+    # ------------------------------------------------------------------ push (2025-11-25)
+
+    @rule(index=calls, reply=replies)
+    def dialog(self, index: int, reply: Any) -> None:
+        self.person.reply = reply
+        self._call(self.push, index)
+        self.expected += reply == "accept"
+
+    # ------------------------------------------------------------------ sealed (2026-07-28)
+
+    @rule(target=questions, index=calls)
+    def ask(self, index: int) -> Question:
+        result = self._retry(index)
+        assert isinstance(result, types.InputRequiredResult)
+        assert result.request_state is not None
+        return Question(index, result.request_state, self.now() + SEAL_TTL)
+
+    @rule(
+        question=questions,
+        reply=replies | st.none(),
+        how=presented,
+        state_kind=st.sampled_from(["as_issued", "tampered", "none"]),
+        anyone=calls,
+    )
+    def answer(self, question: Question, reply: Any, how: str, state_kind: str, anyone: int) -> None:
+        index = presented_with(how, question.call, anyone)
+        state = {"tampered": tamper(question.state), "none": None}.get(state_kind, question.state)
+        responses = None if reply is None else {"confirm": elicit_result(reply)}
+        result = self._retry(index, input_responses=responses, request_state=state)
+        valid = index == question.call and state_kind == "as_issued" and self.now() < question.expires_at
+        acts = valid and reply == "accept"
+        self.expected += acts
+        if acts or (valid and reply is not None):
+            assert isinstance(result, types.CallToolResult)
+        else:
+            assert isinstance(result, types.InputRequiredResult), (how, reply)
+
+    # ------------------------------------------------------------------ token (no dialog)
+
+    @rule(target=tokens, index=calls)
+    def first_call(self, index: int) -> Token:
+        result = self._call(self.plain, index)
+        assert result.structured_content is not None
+        token = result.structured_content["confirm_token"]
+        self.pending[index] = (token, self.now() + TOKEN_TTL)
+        return Token(index, token)
+
+    @rule(token=tokens, how=presented, anyone=calls)
+    def second_call(self, token: Token, how: str, anyone: int) -> None:
+        index = presented_with(how, token.call, anyone)
+        self._call(self.plain, index, confirm_token=token.value)
+        pending = self.pending.get(index)
+        acts = pending is not None and pending[0] == token.value and self.now() < pending[1]
+        if pending is not None and (acts or self.now() >= pending[1]):
+            del self.pending[index]
+        self.expected += acts
+
+    @rule(index=calls, digits=st.text("0123456789abcdef", min_size=32, max_size=32))
+    def wrong_token(self, index: int, digits: str) -> None:
+        self._call(self.plain, index, confirm_token=digits)
+        pending = self.pending.get(index)
+        acts = pending is not None and pending[0] == digits and self.now() < pending[1]
+        if acts:
+            del self.pending[index]
+        self.expected += acts
+
+    # ------------------------------------------------------------------ time
+
+    @rule(seconds=st.sampled_from([1.0, 59.5, 150.0, 299.0, 301.0, 601.0]))
+    def time_passes(self, seconds: float) -> None:
+        self.harness.clock.advance(seconds)
+
+    @invariant()
+    def woodpecker_changed_only_with_an_approval(self) -> None:
+        writes = self.sandbox.state_changing_requests()
+        assert len(writes) == self.expected, [(w.method, w.path) for w in writes]
+
+
+@pytest.mark.slow
+def test_woodpecker_changes_state_only_after_a_valid_approval_for_that_exact_call(
+    sandbox_session: Sandbox, record_property: Any
+) -> None:
+    GuardMachine.sandbox = sandbox_session
+    GuardMachine.runs = 0
+    run_state_machine_as_test(
+        GuardMachine,
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=STEPS,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+            database=None,
+        ),
+    )
+    record_property("sequences", GuardMachine.runs)
+    print(f"guard state machine: {GuardMachine.runs} sequences of up to {STEPS} steps")
+    assert GuardMachine.runs >= 1

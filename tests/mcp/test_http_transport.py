@@ -1,0 +1,198 @@
+"""Streamable HTTP on a real loopback socket: both eras, per-request capabilities, Host checks, sessions bound to their principal."""
+
+import json
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from starlette.middleware import Middleware
+
+from adapters.mcp_http import build_http_app
+from ports.woodpecker import Credential
+from tests.fixtures.mcp import MODES, Person, PrincipalFromHeader, build_harness_on, serving
+from tests.mcp.fake_woodpecker import FakeWoodpecker
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+MODERN_HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+}
+
+
+def _envelope(capabilities: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    }
+
+
+def _last_result(response: httpx.Response) -> dict[str, Any]:
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return dict(response.json())
+    datas = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+    return dict(json.loads(datas[-1]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_dialog_reaches_the_person_over_http_in_both_eras(mode: str) -> None:
+    woodpecker = FakeWoodpecker()
+    harness = build_harness_on(woodpecker, Credential("t"))
+    person = Person("accept")
+    with anyio.fail_after(20):
+        async with serving(build_http_app(harness.server)) as base:
+            async with Client(f"{base}/mcp", mode=mode, elicitation_callback=person) as client:
+                listed = await client.list_tools()
+                result = await client.call_tool("approve_pipeline", {"repo_id": 5, "number": 12})
+    assert len(listed.tools) == 71
+    assert not result.is_error and len(person.questions) == 1
+    assert [(c.method, c.path) for c in woodpecker.writes] == [("POST", "/api/repos/5/pipelines/12/approve")]
+
+
+async def test_capabilities_are_read_from_each_modern_request_never_remembered() -> None:
+    woodpecker = FakeWoodpecker()
+    harness = build_harness_on(woodpecker, Credential("t"))
+    call = {"name": "delete_repository", "arguments": {"repo_id": 5}}
+    with anyio.fail_after(20):
+        async with serving(build_http_app(harness.server)) as base:
+            async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
+
+                async def post(request_id: int, capabilities: dict[str, Any]) -> dict[str, Any]:
+                    body = {
+                        "jsonrpc": "2.0",
+                        "id": request_id,
+                        "method": "tools/call",
+                        "params": {**call, "_meta": _envelope(capabilities)},
+                    }
+                    headers = {**MODERN_HEADERS, "mcp-name": "delete_repository"}
+                    return _last_result(await http.post("/mcp", json=body, headers=headers))
+
+                asked = await post(1, {"elicitation": {"form": {}}})
+                without = await post(2, {})
+                again = await post(3, {"elicitation": {}})
+    assert asked["result"]["resultType"] == "input_required"
+    assert without["result"]["resultType"] == "complete"
+    assert without["result"]["structuredContent"]["outcome"] == "confirmation_required"
+    assert "This client did not declare the elicitation capability" in without["result"]["content"][0]["text"]
+    assert again["result"]["resultType"] == "input_required"
+    assert woodpecker.writes == []
+
+
+async def test_a_foreign_host_header_is_refused_before_anything_runs() -> None:
+    woodpecker = FakeWoodpecker()
+    harness = build_harness_on(woodpecker, Credential("t"))
+    with anyio.fail_after(20):
+        async with serving(build_http_app(harness.server)) as base:
+            async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/call",
+                    "params": {"name": "pause_queue", "arguments": {}, "_meta": _envelope({})},
+                }
+                headers = {**MODERN_HEADERS, "mcp-name": "pause_queue", "host": "evil.example:80"}
+                response = await http.post("/mcp", json=body, headers=headers)
+    assert response.status_code == 421
+    assert woodpecker.calls == []
+
+
+async def test_a_legacy_session_answers_only_the_principal_that_opened_it() -> None:
+    woodpecker = FakeWoodpecker()
+    harness = build_harness_on(woodpecker, Credential("t"))
+    app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
+    with anyio.fail_after(20):
+        async with serving(app) as base:
+            async with Client(
+                streamable_http_client(
+                    f"{base}/mcp", http_client=httpx2.AsyncClient(headers={"x-test-principal": "alice"})
+                ),
+                mode="legacy",
+            ) as client:
+                first = await client.call_tool("delete_repository", {"repo_id": 5})
+                assert first.structured_content is not None
+                # The same session, presented by somebody else, is a session that does not exist.
+                async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
+                    opened = await http.post(
+                        "/mcp",
+                        json={
+                            "jsonrpc": "2.0",
+                            "id": 1,
+                            "method": "initialize",
+                            "params": {
+                                "protocolVersion": "2025-11-25",
+                                "capabilities": {},
+                                "clientInfo": {"name": "alice", "version": "0"},
+                            },
+                        },
+                        headers={
+                            "accept": "application/json, text/event-stream",
+                            "content-type": "application/json",
+                            "x-test-principal": "alice",
+                        },
+                    )
+                    sid = opened.headers["mcp-session-id"]
+                    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+                    common = {
+                        "accept": "application/json, text/event-stream",
+                        "content-type": "application/json",
+                        "mcp-session-id": sid,
+                        "mcp-protocol-version": "2025-11-25",
+                    }
+                    stolen = await http.post(
+                        "/mcp", json=ping, headers={**common, "x-test-principal": "mallory"}
+                    )
+                    anonymous = await http.post("/mcp", json=ping, headers=common)
+                    own = await http.post("/mcp", json=ping, headers={**common, "x-test-principal": "alice"})
+    assert stolen.status_code == 404 and anonymous.status_code == 404
+    assert own.status_code == 200
+    assert isinstance(first, types.CallToolResult)
+
+
+async def test_over_http_the_principal_from_the_asgi_scope_binds_the_question() -> None:
+    woodpecker = FakeWoodpecker()
+    harness = build_harness_on(woodpecker, Credential("t"))
+    app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
+    args = {"repo_id": 5, "number": 12}
+    yes = {"confirm": types.ElicitResult(action="accept", content={"confirm": True})}
+
+    def client_for(base: str, who: str) -> Client:
+        http = httpx2.AsyncClient(headers={"x-test-principal": who})
+        return Client(
+            streamable_http_client(f"{base}/mcp", http_client=http),
+            mode="2026-07-28",
+            elicitation_callback=Person(),
+        )
+
+    with anyio.fail_after(20):
+        async with serving(app) as base:
+            async with client_for(base, "alice") as alice, client_for(base, "mallory") as mallory:
+                asked = await alice.session.call_tool("approve_pipeline", args, allow_input_required=True)
+                assert isinstance(asked, types.InputRequiredResult)
+                stolen = await mallory.session.call_tool(
+                    "approve_pipeline",
+                    args,
+                    allow_input_required=True,
+                    input_responses=yes,
+                    request_state=asked.request_state,
+                )
+                assert isinstance(stolen, types.InputRequiredResult)
+                assert woodpecker.writes == []
+                own = await alice.session.call_tool(
+                    "approve_pipeline",
+                    args,
+                    allow_input_required=True,
+                    input_responses=yes,
+                    request_state=asked.request_state,
+                )
+    assert isinstance(own, types.CallToolResult) and not own.is_error
+    assert len(woodpecker.writes) == 1
+    principals = {e["principal"] for e in harness.audit.events}
+    assert principals == {"alice", "mallory"}

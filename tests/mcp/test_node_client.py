@@ -1,0 +1,93 @@
+"""The official TypeScript client (@modelcontextprotocol/client 2.x) against the real server over stdio, in both eras."""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domain.arguments import input_schema
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from sandbox.server import Sandbox
+from tests.fixtures.mcp import server_command, server_environment
+from tests.mcp.guarded_calls import WIDENING, assert_clean_question
+
+NODE_DIR = Path(__file__).resolve().parents[1] / "node"
+SCRIPT = NODE_DIR / "client.mjs"
+
+pytestmark = [
+    pytest.mark.node,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
+    pytest.mark.skipif(
+        not (NODE_DIR / "node_modules" / "@modelcontextprotocol" / "client").is_dir(),
+        reason="run `npm ci` in tests/node first",
+    ),
+]
+
+TOOLS = ("approve_pipeline", "update_secret", "delete_repository")
+WRITES = {
+    ("POST", "/api/repos/1/pipelines/11/approve"),
+    ("PATCH", "/api/repos/1/secrets/docker_password"),
+    ("DELETE", "/api/repos/1"),
+}
+
+
+def run_node(sandbox: Sandbox, plan: dict[str, Any], **env: str) -> dict[str, Any]:
+    command, args = server_command()
+    full = {
+        "command": command,
+        "args": args,
+        "env": server_environment(sandbox.url, sandbox.admin_token, **env),
+    }
+    done = subprocess.run(
+        ["node", str(SCRIPT)],
+        input=json.dumps({**full, **plan}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=NODE_DIR,
+        check=False,
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    assert done.returncode == 0 and "error" not in report, (done.stdout, done.stderr)
+    return dict(report)
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_the_typescript_client_lists_the_tools_and_only_a_yes_writes(sandbox: Sandbox, era: str) -> None:
+    calls = [
+        {"name": tool, "arguments": WIDENING[tool], "answer": answer}
+        for tool in TOOLS
+        for answer in ("decline", "accept")
+    ]
+    report = run_node(sandbox, {"era": era, "elicitation": True, "listTools": True, "calls": calls})
+    assert report["era"] == era
+    tools = report["tools"]
+    assert [t["name"] for t in tools] == list(WOODPECKER_TOOLS.names)
+    for tool in tools:
+        hints, spec = tool["annotations"], WOODPECKER_TOOLS.get(tool["name"])
+        assert (
+            hints["readOnlyHint"],
+            hints["destructiveHint"],
+            hints["idempotentHint"],
+            hints["openWorldHint"],
+        ) == (
+            spec.annotations.read_only,
+            spec.annotations.destructive,
+            spec.annotations.idempotent,
+            spec.annotations.open_world,
+        )
+        assert tool["inputSchema"] == input_schema(spec)
+    for call, outcome in zip(calls, report["calls"], strict=True):
+        assert len(outcome["questions"]) == 1, call
+        assert_clean_question(outcome["questions"][0], call["arguments"])
+        text = outcome["result"]["content"][0]["text"]
+        if call["answer"] == "decline":
+            assert "nothing was done" in text
+        else:
+            assert not outcome["result"].get("isError"), text
+    assert {(r.method, r.path) for r in sandbox.state_changing_requests()} == WRITES
+    assert len(sandbox.state_changing_requests()) == len(WRITES)
