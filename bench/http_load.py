@@ -1,0 +1,227 @@
+"""Benchmark: many concurrent MCP sessions calling read tools over Streamable HTTP; errors, latency and server memory.
+
+Run with `python -m bench.http_load` (options: --sessions, --calls, --bound-mib). The sandbox
+and the server each run in their own child process (`python -m sandbox --api-only` and
+`python -m entrypoints --transport http`, shared-secret mode), so the server's RSS is its
+own. Half the sessions speak 2025-11-25 (stateful, SSE), half 2026-07-28 (sessionless).
+
+The verdict: zero errors, and the server's RSS after the run at most `--bound-mib` above its
+RSS after warm-up. Prints a summary and writes `bench/out/http_load.json`.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+OUT = Path(__file__).resolve().parent / "out" / "http_load.json"
+READ_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("get_current_user", {}),
+    ("list_repositories", {}),
+    ("get_repository", {"repo_id": 1}),
+    ("list_pipelines", {"repo_id": 1}),
+]
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        found = re.search(r"VmRSS:\s+(\d+)", status.read())
+    return int(found.group(1)) if found else 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process, from /proc (Linux)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_health(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"the server exited with code {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as probe:
+                probe.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                if probe.recv(64).startswith(b"HTTP/1.1 200"):
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit("the server did not become live in time")
+
+
+@asynccontextmanager
+async def session(url: str, bearer: str, mode: str) -> AsyncIterator[Client]:
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {bearer}"}) as http_client:
+        async with Client(streamable_http_client(url, http_client=http_client), mode=mode) as client:
+            yield client
+
+
+async def drive(url: str, bearer: str, sessions: int, calls: int, pid: int) -> dict[str, Any]:
+    latencies: list[float] = []
+    errors: list[str] = []
+    samples: list[tuple[float, int]] = []
+    done = anyio.Event()
+
+    async def one(index: int) -> None:
+        mode = "legacy" if index % 2 else "2026-07-28"
+        try:
+            async with session(url, bearer, mode) as client:
+                for i in range(calls):
+                    name, args = READ_CALLS[(index + i) % len(READ_CALLS)]
+                    started = time.perf_counter()
+                    result = await client.call_tool(name, args)
+                    latencies.append(time.perf_counter() - started)
+                    if result.is_error:
+                        errors.append(f"{name}: {result.structured_content}")
+        except Exception as e:  # a broken session is an error of the run, not of the benchmark
+            errors.append(f"session {index}: {type(e).__name__}: {e}")
+
+    async def sample() -> None:
+        start = time.perf_counter()
+        while not done.is_set():
+            samples.append((round(time.perf_counter() - start, 2), rss_kib(pid)))
+            with anyio.move_on_after(0.5):
+                await done.wait()
+
+    started = time.perf_counter()
+    async with anyio.create_task_group() as outer:
+        outer.start_soon(sample)
+        async with anyio.create_task_group() as group:
+            for index in range(sessions):
+                group.start_soon(one, index)
+        done.set()
+    elapsed = time.perf_counter() - started
+    ordered = sorted(latencies)
+    return {
+        "calls": len(latencies),
+        "errors": len(errors),
+        "first_errors": errors[:5],
+        "seconds": round(elapsed, 2),
+        "calls_per_second": round(len(latencies) / elapsed, 1) if elapsed else 0.0,
+        "p50_ms": round(statistics.median(ordered) * 1000, 2) if ordered else None,
+        "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 2)
+        if ordered
+        else None,
+        "rss_samples_kib": samples,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.http_load", description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=16)
+    parser.add_argument("--calls", type=int, default=500, help="calls per session")
+    parser.add_argument("--warmup", type=int, default=50, help="calls per session before measuring memory")
+    parser.add_argument("--bound-mib", type=float, default=32.0, help="allowed RSS growth after warm-up")
+    args = parser.parse_args()
+
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("WOODPECKER", "ELICITATION"))}
+    sandbox = subprocess.Popen(
+        [sys.executable, "-m", "sandbox", "--api-only", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=base_env,
+    )
+    server: subprocess.Popen[bytes] | None = None
+    try:
+        assert sandbox.stdout is not None
+        info = json.loads(sandbox.stdout.readline())
+        bearer = secrets.token_urlsafe(32)
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "entrypoints", "--transport", "http", "--port", str(port)],
+            env={
+                **base_env,
+                "WOODPECKER_URL": info["url"],
+                "WOODPECKER_TOKEN": info["tokens"][info["admin_login"]],
+                "WOODPECKER_MCP_BEARER": bearer,
+                "WOODPECKER_MCP_AUDIT_FILE": os.devnull,
+            },
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_health(port, server)
+        url = f"http://127.0.0.1:{port}/mcp"
+        rss_start = rss_kib(server.pid)
+        warmup = anyio.run(drive, url, bearer, args.sessions, args.warmup, server.pid)
+        rss_warm = rss_kib(server.pid)
+        cpu_before = {
+            "server": cpu_seconds(server.pid),
+            "sandbox": cpu_seconds(sandbox.pid),
+            "client": time.process_time(),
+        }
+        run = anyio.run(drive, url, bearer, args.sessions, args.calls, server.pid)
+        rss_end = rss_kib(server.pid)
+        cpu_after = {
+            "server": cpu_seconds(server.pid),
+            "sandbox": cpu_seconds(sandbox.pid),
+            "client": time.process_time(),
+        }
+    finally:
+        for process in (server, sandbox):
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=10)
+
+    growth_mib = (rss_end - rss_warm) / 1024
+    flat = growth_mib <= args.bound_mib
+    result = {
+        "benchmark": "http_load",
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "sessions": args.sessions,
+        "calls_per_session": args.calls,
+        "tools": [name for name, _ in READ_CALLS],
+        "warmup_errors": warmup["errors"],
+        **{k: v for k, v in run.items() if k != "rss_samples_kib"},
+        "server_rss_kib": {"start": rss_start, "after_warmup": rss_warm, "end": rss_end},
+        "rss_growth_mib": round(growth_mib, 2),
+        # Where the time went: a side near run["seconds"] of CPU is the bottleneck.
+        "cpu_seconds": {k: round(cpu_after[k] - cpu_before[k], 2) for k in cpu_before},
+        "rss_bound_mib": args.bound_mib,
+        "rss_samples_kib": run["rss_samples_kib"],
+        "verdict": "pass" if flat and run["errors"] == 0 and warmup["errors"] == 0 else "fail",
+    }
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    print(
+        f"{run['calls']} calls from {args.sessions} sessions in {run['seconds']} s: "
+        f"{run['calls_per_second']} calls/s, p50 {run['p50_ms']} ms, p99 {run['p99_ms']} ms, "
+        f"errors {run['errors']}"
+    )
+    print(
+        f"server RSS: start {rss_start // 1024} MiB, after warm-up {rss_warm // 1024} MiB, "
+        f"end {rss_end // 1024} MiB (growth {growth_mib:.1f} MiB, bound {args.bound_mib:g} MiB): {result['verdict']}"
+    )
+    print("CPU seconds during the run: " + ", ".join(f"{k} {v}" for k, v in result["cpu_seconds"].items()))
+    print(f"wrote {OUT.relative_to(Path.cwd()) if OUT.is_relative_to(Path.cwd()) else OUT.name}")
+    return 0 if result["verdict"] == "pass" else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""The team-facing HTTP app: health first, then Host/Origin, bearer auth and a body limit, then MCP.
+
+Order matters and is fixed here: a load balancer's probe needs no credentials and carries no
+allowed Host; a request from a foreign page is refused before it can learn anything; an
+unauthenticated caller is refused before the server reads (and buffers) its body; only then
+does the MCP app see the request, with the caller's principal (and, per-client, its
+Credential) in the ASGI scope.
+"""
+
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+
+import uvicorn
+from starlette.types import ASGIApp
+
+from adapters.http_auth import (
+    LOOPBACK_HOSTS,
+    BearerAuthMiddleware,
+    BodyLimitMiddleware,
+    OriginHostMiddleware,
+    Verifier,
+    derive_principal_key,
+)
+from adapters.http_health import HealthEndpoints, Probe
+from entrypoints.settings import HttpSettings, is_loopback_host
+from ports.woodpecker import ApiCall, Credential, NotConfigured, Unauthorized, WoodpeckerGateway
+
+_ALL_INTERFACES = ("0.0.0.0", "::", "[::]", "")
+
+
+def allowed_hosts_for(http: HttpSettings) -> tuple[str, ...]:
+    """The configured Host allow list, or loopback names plus the bound address when none is set."""
+    if http.allowed_hosts:
+        return http.allowed_hosts
+    bound = () if http.host in _ALL_INTERFACES or is_loopback_host(http.host) else (http.host,)
+    return (*LOOPBACK_HOSTS, *bound)
+
+
+def bind_warning(host: str) -> str | None:
+    """The startup warning for a bind beyond loopback (the server speaks plain HTTP), or None."""
+    if is_loopback_host(host):
+        return None
+    where = "all interfaces" if host in _ALL_INTERFACES else host
+    return (
+        f"woodpecker-ci-mcp: listening on {where} over plain HTTP; bearers cross the network in "
+        "every request, so put a TLS-terminating proxy in front and set WOODPECKER_MCP_ALLOWED_HOSTS"
+    )
+
+
+def principal_key_for(seal_keys: Sequence[bytes]) -> bytes:
+    """Derived from the first seal key so replicas agree; random per process when there is none
+    (then seals do not cross processes either, so nothing is lost)."""
+    return derive_principal_key(seal_keys[0] if seal_keys else secrets.token_bytes(32))
+
+
+def woodpecker_probe(gateway: WoodpeckerGateway) -> Probe:
+    """Readiness: does Woodpecker answer its root `/healthz` (204)?"""
+
+    async def probe() -> bool:
+        await gateway.send(ApiCall("GET", "/healthz"), None)
+        return True
+
+    return probe
+
+
+def woodpecker_verifier(gateway: WoodpeckerGateway) -> Verifier:
+    """Per-client authentication: is this bearer a token Woodpecker accepts (`GET /api/user`)?
+
+    Unauthorized is a no (401 to the client); any other failure propagates, and the
+    middleware answers 503 rather than a wrong 401. Without a configured Woodpecker there
+    is nothing to check against and nothing to reach, so the bearer passes and every tool
+    answers with setup instructions.
+    """
+
+    async def verify(credential: Credential) -> bool:
+        try:
+            await gateway.send(ApiCall("GET", "/api/user"), credential)
+        except Unauthorized:
+            return False
+        except NotConfigured:
+            return True
+        return True
+
+    return verify
+
+
+def build_team_app(
+    http: HttpSettings,
+    mcp_app: ASGIApp,
+    *,
+    principal_key: bytes,
+    probes: Mapping[str, Probe],
+    verify: Verifier | None = None,
+    body_timeout_seconds: float = 30.0,
+    warn: Callable[[str], None] | None = None,
+) -> ASGIApp:
+    """Compose the gates around the MCP Streamable HTTP app (which serves `/mcp`).
+
+    `probes` feed `/readyz` (e.g. {"woodpecker": woodpecker_probe(gateway)}); `verify` checks
+    per-client bearers (woodpecker_verifier(gateway)); `warn`, when given, receives the
+    beyond-loopback warning.
+    """
+    if warn is not None and (message := bind_warning(http.host)) is not None:
+        warn(message)
+    app: ASGIApp = BodyLimitMiddleware(
+        mcp_app, max_bytes=http.max_body_bytes, timeout_seconds=body_timeout_seconds
+    )
+    app = BearerAuthMiddleware(
+        app,
+        mode=http.auth,
+        shared_secret=http.bearer if http.auth == "shared" else None,
+        principal_key=principal_key,
+        verify=verify if http.auth == "per-client" else None,
+    )
+    app = OriginHostMiddleware(
+        app, allowed_hosts=allowed_hosts_for(http), allowed_origins=http.allowed_origins
+    )
+    return HealthEndpoints(app, probes=probes)
+
+
+def uvicorn_config(app: ASGIApp, *, host: str, port: int, log_level: str = "warning") -> uvicorn.Config:
+    """uvicorn settings for serving the team app: bounded headers and idle connections, no
+    server banner, no trust in forwarding headers. Response streams stay open as long as a
+    2025-11-25 question waits; that is bounded by the MCP app, not here."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        timeout_keep_alive=15,
+        timeout_graceful_shutdown=10,
+        h11_max_incomplete_event_size=64 * 1024,
+        server_header=False,
+        proxy_headers=False,
+    )

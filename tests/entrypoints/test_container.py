@@ -1,0 +1,186 @@
+"""The composition root: every provider resolvable, settings reaching the parts they govern, fakes swapped in by override."""
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from dependency_injector import errors, providers
+from mcp import Client
+
+from adapters.memory_token_store import InMemoryTokenStore
+from domain.woodpecker.results import SETUP
+from entrypoints.container import Container, build_container, build_http_app, opened, resolved
+from entrypoints.settings import read_http_settings, read_settings
+from ports.woodpecker import Credential
+from tests.fakes.clock import FakeClock
+from tests.fakes.randomness import FakeRandomness
+from tests.fixtures.http import serve_asgi
+from tests.mcp.fake_woodpecker import FakeWoodpecker
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "container-test-token"
+
+
+class RecordingAudit:
+    def __init__(self) -> None:
+        self.events: list[Mapping[str, object]] = []
+
+    def record(self, event: Mapping[str, object]) -> None:
+        self.events.append(dict(event))
+
+
+def container_with_fakes(environ: dict[str, str]) -> tuple[Container, FakeWoodpecker, RecordingAudit]:
+    environ = {"WOODPECKER_URL": "https://ci.example.com", "WOODPECKER_TOKEN": TOKEN, **environ}
+    container = build_container(read_settings(environ))
+    woodpecker = FakeWoodpecker({"/api/repos/5": {"id": 5, "full_name": "acme/api"}})
+    audit = RecordingAudit()
+    clock = FakeClock()
+    container.gateway.override(providers.Object(woodpecker))
+    container.clock.override(providers.Object(clock))
+    container.randomness.override(providers.Object(FakeRandomness()))
+    container.token_store.override(providers.Object(InMemoryTokenStore(now=clock.now)))
+    container.audit.override(providers.Object(audit))
+    return container, woodpecker, audit
+
+
+def test_every_dependency_is_provided_once_settings_are() -> None:
+    Container(settings=read_settings({})).check_dependencies()
+
+
+def test_a_container_without_settings_is_reported_as_incomplete() -> None:
+    with pytest.raises(errors.Error, match="settings"):
+        Container().check_dependencies()
+
+
+async def test_the_server_lists_exactly_the_tools_the_settings_selected() -> None:
+    container, _, _ = container_with_fakes({"WOODPECKER_READ_ONLY": "true"})
+    server = await resolved(container.mcp_server())
+    with anyio.fail_after(10):
+        async with Client(server) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            write = await client.call_tool("delete_repository", {"repo_id": 5})
+    assert len(names) == 34
+    assert "delete_repository" not in names
+    assert write.is_error and "Unknown tool" in write.content[0].text
+
+
+async def test_elicitation_false_takes_the_token_path_through_the_wired_store_audit_and_gateway() -> None:
+    container, woodpecker, audit = container_with_fakes({"ELICITATION": "false"})
+    server = await resolved(container.mcp_server())
+    person_asked: list[str] = []
+
+    async def person(ctx: Any, params: Any) -> Any:
+        person_asked.append(params.message)
+        raise AssertionError("with ELICITATION=false nobody is asked")
+
+    with anyio.fail_after(10):
+        async with Client(server, mode="legacy", elicitation_callback=person) as client:
+            first = await client.call_tool("delete_repository", {"repo_id": 5})
+            assert woodpecker.writes == []
+            token = first.structured_content["confirm_token"]
+            second = await client.call_tool("delete_repository", {"repo_id": 5, "confirm_token": token})
+    assert "ELICITATION=false" in first.content[0].text
+    assert second.structured_content.get("outcome") != "token_rejected"
+    assert [(c.method, c.path) for c in woodpecker.writes] == [("DELETE", "/api/repos/5")]
+    assert woodpecker.credentials[-1] == Credential(TOKEN)
+    assert [e["outcome"] for e in audit.events][:1] == ["token_issued"]
+    assert person_asked == []
+
+
+async def test_without_a_woodpecker_url_the_real_wiring_answers_with_setup_instructions() -> None:
+    container = build_container(read_settings({}))
+    async with opened(container):
+        server = await resolved(container.mcp_server())
+        with anyio.fail_after(10):
+            async with Client(server) as client:
+                tools = (await client.list_tools()).tools
+                result = await client.call_tool("list_repositories", {})
+    assert len(tools) == 71
+    assert result.is_error and result.content[0].text == SETUP
+
+
+async def test_per_client_mode_never_falls_back_to_the_servers_token() -> None:
+    settings = read_settings({"WOODPECKER_URL": "https://ci.example.com", "WOODPECKER_TOKEN": TOKEN})
+    assert build_container(settings).credential() == Credential(TOKEN)
+    per_client = build_container(settings, per_client=True)
+    assert per_client.credential() is None
+    async with opened(per_client):
+        assert (await resolved(per_client.application())).credential is None
+        assert "token=none" in repr(await resolved(per_client.gateway()))
+
+
+async def test_opened_closes_the_resources_it_opened() -> None:
+    events: list[str] = []
+
+    async def recording_gateway() -> AsyncIterator[FakeWoodpecker]:
+        events.append("open")
+        try:
+            yield FakeWoodpecker()
+        finally:
+            events.append("close")
+
+    container = build_container(read_settings({}))
+    container.gateway.override(providers.Resource(recording_gateway))
+    async with opened(container):
+        await resolved(container.runner())
+        assert events == ["open"]
+    assert events == ["open", "close"]
+
+
+def test_the_seal_key_ring_comes_from_the_settings_in_order() -> None:
+    import base64
+
+    keys = [bytes([n]) * 32 for n in (1, 2)]
+    raw = ",".join(base64.b64encode(k).decode() for k in keys)
+    container = build_container(read_settings({"WOODPECKER_MCP_SEAL_KEYS": raw}))
+    sealer = container.sealer()
+    only_second = build_container(
+        read_settings({"WOODPECKER_MCP_SEAL_KEYS": base64.b64encode(keys[1]).decode()})
+    ).sealer()
+    sealed = sealer.seal(b"payload")
+    assert sealer.unseal(only_second.seal(b"other")) == b"other"  # every key opens
+    assert only_second.unseal(sealed) is None  # the first key seals
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("allowed", "host", "status"),
+    [
+        ("", "127.0.0.1:8000", 200),
+        ("mcp.example.com", "mcp.example.com", 200),
+        ("mcp.example.com", "mcp.example.com:8443", 200),
+        ("mcp.example.com:443", "mcp.example.com:443", 200),
+        ("mcp.example.com", "evil.example.com", 421),
+    ],
+)
+async def test_the_http_app_admits_exactly_the_configured_hosts_through_both_checks(
+    allowed: str, host: str, status: int
+) -> None:
+    bearer = "h" * 40
+    environ = {"WOODPECKER_MCP_BEARER": bearer, "WOODPECKER_MCP_ALLOWED_HOSTS": allowed}
+    container = build_container(read_settings({}))
+    http = read_http_settings(environ)
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    headers = {
+        "Host": host,
+        "Authorization": f"Bearer {bearer}",
+        "Accept": "application/json, text/event-stream",
+    }
+    with anyio.fail_after(20):
+        async with opened(container):
+            app = await build_http_app(container, http, warn=lambda _: None)
+            async with serve_asgi(app) as base, httpx2.AsyncClient() as client:
+                response = await client.post(f"{base}/mcp", json=initialize, headers=headers)
+    assert response.status_code == status, response.text

@@ -1,0 +1,195 @@
+"""RedisTokenStore against a real redis-server: single use across replicas, digests only, bounded."""
+
+import hashlib
+import time
+from collections.abc import AsyncIterator
+
+import anyio
+import pytest
+import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adapters.redis_token_store import RedisTokenStore, TokenStoreUnavailable
+from tests.fixtures.http import free_port
+
+pytestmark = [pytest.mark.anyio, pytest.mark.redis]
+
+LIFETIME = 300.0
+
+
+def digest_of(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@pytest.fixture
+async def store(redis_url: str, redis_prefix: str) -> AsyncIterator[RedisTokenStore]:
+    s = RedisTokenStore(redis_url, prefix=redis_prefix)
+    yield s
+    await s.aclose()
+
+
+async def test_a_token_is_redeemed_exactly_once(store: RedisTokenStore) -> None:
+    now = time.time()
+    await store.put("fp-1", digest_of("a"), now + LIFETIME)
+    assert await store.take("fp-1", digest_of("a"), now + 1) is True
+    assert await store.take("fp-1", digest_of("a"), now + 2) is False
+
+
+async def test_a_wrong_digest_does_not_cancel_the_pending_token(store: RedisTokenStore) -> None:
+    now = time.time()
+    await store.put("fp-1", digest_of("right"), now + LIFETIME)
+    assert await store.take("fp-1", digest_of("wrong"), now + 1) is False
+    assert await store.take("fp-1", "short", now + 1) is False
+    assert await store.take("fp-1", digest_of("right"), now + 1) is True
+
+
+async def test_a_token_is_refused_for_another_fingerprint(store: RedisTokenStore) -> None:
+    now = time.time()
+    await store.put("fp-1", digest_of("a"), now + LIFETIME)
+    assert await store.take("fp-2", digest_of("a"), now + 1) is False
+    assert await store.take("fp-1", digest_of("a"), now + 1) is True
+
+
+async def test_expiry_is_decided_by_the_callers_clock_and_an_expired_token_is_gone(
+    store: RedisTokenStore,
+) -> None:
+    now = time.time()
+    await store.put("fp-1", digest_of("a"), now + LIFETIME)
+    assert await store.take("fp-1", digest_of("a"), now + LIFETIME) is False
+    # Refused at expiry and removed: even an earlier clock cannot bring it back.
+    assert await store.take("fp-1", digest_of("a"), now) is False
+
+
+async def test_a_second_put_replaces_the_pending_token(store: RedisTokenStore) -> None:
+    now = time.time()
+    await store.put("fp-1", digest_of("old"), now + LIFETIME)
+    await store.put("fp-1", digest_of("new"), now + LIFETIME)
+    assert await store.take("fp-1", digest_of("old"), now + 1) is False
+    assert await store.take("fp-1", digest_of("new"), now + 1) is True
+
+
+async def test_two_replicas_racing_redeem_a_token_once(redis_url: str, redis_prefix: str) -> None:
+    replicas = [RedisTokenStore(redis_url, prefix=redis_prefix) for _ in range(2)]
+    now = time.time()
+    await replicas[0].put("fp-race", digest_of("t"), now + LIFETIME)
+    results: list[bool] = []
+
+    async def redeem(replica: RedisTokenStore) -> None:
+        results.append(await replica.take("fp-race", digest_of("t"), now + 1))
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            for i in range(20):
+                group.start_soon(redeem, replicas[i % 2])
+    for replica in replicas:
+        await replica.aclose()
+    assert results.count(True) == 1
+    assert len(results) == 20
+
+
+async def test_redis_holds_only_digests_under_hashed_keys_with_a_ttl(
+    store: RedisTokenStore, redis_url: str, redis_prefix: str
+) -> None:
+    now = time.time()
+    fingerprint = "approve_pipeline|repo_id=5|number=12"
+    await store.put(fingerprint, digest_of("the-token-value"), now + LIFETIME)
+    raw = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        keys = [k for k in raw.scan_iter(match=redis_prefix + "*")]
+        entry_keys = [k for k in keys if not k.endswith("index")]
+        assert len(entry_keys) == 1
+        key = entry_keys[0]
+        assert "approve_pipeline" not in key
+        value = raw.get(key)
+        assert value is not None
+        assert "the-token-value" not in value
+        assert value.endswith(digest_of("the-token-value"))
+        ttl_ms = raw.pttl(key)
+        assert 0 < ttl_ms <= (LIFETIME + 61) * 1000
+    finally:
+        raw.close()
+
+
+async def test_the_store_is_bounded_and_evicts_the_earliest_expiring_first(
+    redis_url: str, redis_prefix: str
+) -> None:
+    store = RedisTokenStore(redis_url, prefix=redis_prefix, max_entries=3)
+    now = time.time()
+    await store.put("expired", digest_of("e"), now - 10)
+    for i in range(3):
+        await store.put(f"fp-{i}", digest_of(str(i)), now + LIFETIME + i)
+    # Four puts into room for three: the expired entry made way, every live one survives.
+    assert [await store.take(f"fp-{i}", digest_of(str(i)), now) for i in range(3)] == [True] * 3
+    for i in range(4):
+        await store.put(f"fp-{i}", digest_of(str(i)), now + LIFETIME + i)
+    # Now the oldest live one (fp-0) had to go.
+    assert [await store.take(f"fp-{i}", digest_of(str(i)), now) for i in range(4)] == [
+        False,
+        True,
+        True,
+        True,
+    ]
+    await store.aclose()
+
+
+async def test_an_unreachable_redis_is_a_clear_error_that_names_no_url() -> None:
+    url = f"redis://:hunter2-password@127.0.0.1:{free_port()}/0"
+    store = RedisTokenStore(url, timeout_seconds=0.5)
+    with anyio.fail_after(10):
+        with pytest.raises(TokenStoreUnavailable) as caught:
+            await store.take("fp", digest_of("x"), time.time())
+        with pytest.raises(TokenStoreUnavailable):
+            await store.put("fp", digest_of("x"), time.time() + 1)
+        assert await store.ping() is False
+    assert "hunter2" not in str(caught.value)
+    assert "127.0.0.1" not in str(caught.value)
+    assert "nothing was done" in str(caught.value)
+    await store.aclose()
+
+
+def test_a_url_that_is_not_redis_is_refused_without_being_echoed() -> None:
+    with pytest.raises(ValueError) as caught:
+        RedisTokenStore("http://user:s3cret@example.invalid/")
+    assert "s3cret" not in str(caught.value)
+
+
+operations = st.lists(
+    st.tuples(
+        st.sampled_from(["put", "take"]),
+        st.sampled_from(["fp-a", "fp-b"]),
+        st.sampled_from(["t1", "t2"]),
+        st.integers(min_value=0, max_value=4),  # clock step before the operation
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=operations)
+def test_the_store_agrees_with_a_model_of_single_use_tokens(
+    ops: list[tuple[str, str, str, int]], redis_url: str, redis_prefix: str
+) -> None:
+    async def run() -> None:
+        store = RedisTokenStore(
+            redis_url, prefix=redis_prefix + hashlib.sha256(repr(ops).encode()).hexdigest()
+        )
+        model: dict[str, tuple[str, float]] = {}
+        now = time.time()
+        try:
+            for op, fingerprint, token, step in ops:
+                now += step
+                if op == "put":
+                    await store.put(fingerprint, digest_of(token), now + 5)
+                    model[fingerprint] = (digest_of(token), now + 5)
+                    continue
+                pending = model.get(fingerprint)
+                expired = pending is not None and now >= pending[1]
+                expected = pending is not None and not expired and pending[0] == digest_of(token)
+                if expired or expected:
+                    del model[fingerprint]
+                assert await store.take(fingerprint, digest_of(token), now) is expected
+        finally:
+            await store.aclose()
+
+    anyio.run(run)
