@@ -7,6 +7,8 @@ from typing import Any
 import redis.asyncio
 import redis.exceptions
 
+from ports.token_store import TokenStoreUnavailable
+
 # Both scripts run atomically inside Redis, so two replicas racing to redeem the same token
 # cannot both see it: the first DEL wins and the second finds nothing.
 #
@@ -57,10 +59,6 @@ return 1
 """
 
 _SCHEMES = ("redis://", "rediss://", "unix://")
-
-
-class TokenStoreUnavailable(RuntimeError):
-    """Redis could not be asked; the caller must treat the token as not redeemed and act on nothing."""
 
 
 class RedisTokenStore:

@@ -3,6 +3,13 @@
 from typing import Protocol
 
 
+class TokenStoreUnavailable(RuntimeError):
+    """The store could not be asked. The token counts as not redeemed: nothing is done.
+
+    `str(e)` says what to check; it never contains a token or a digest.
+    """
+
+
 class TokenStore(Protocol):
     """Holds at most one pending token digest per fingerprint, each with an expiry.
 

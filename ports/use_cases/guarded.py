@@ -23,6 +23,7 @@ from domain.woodpecker.questions import question_for
 from ports.asker import Answer, Asker
 from ports.audit import AuditSink
 from ports.clock import Clock
+from ports.token_store import TokenStoreUnavailable
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.sealed_questions import SealedQuestions
 from ports.use_cases.tools import InvalidArguments, ToolResult, ToolRunner
@@ -228,11 +229,16 @@ class GuardedCalls:
 
     async def _token(self, call: _Call, token: object) -> CallOutcome:
         binding = token_binding(call.fingerprint, call.decision.reasons)
-        if token is None:
-            issued = await self._confirmations.issue(binding)
-            self._record(call, "token_issued")
-            return Complete(self._token_issued(call, issued))
-        if await self._confirmations.redeem(binding, token) is RedeemOutcome.REJECTED:
+        try:
+            if token is None:
+                issued = await self._confirmations.issue(binding)
+                self._record(call, "token_issued")
+                return Complete(self._token_issued(call, issued))
+            outcome = await self._confirmations.redeem(binding, token)
+        except TokenStoreUnavailable as e:
+            self._record(call, "failed")
+            return Complete(error_result("token_store_unavailable", str(e), done=False))
+        if outcome is RedeemOutcome.REJECTED:
             self._record(call, "token_rejected")
             return Complete(self._token_rejected(call))
         self._record(call, "approved")

@@ -10,7 +10,8 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.redis_token_store import RedisTokenStore, TokenStoreUnavailable
+from adapters.redis_token_store import RedisTokenStore
+from ports.token_store import TokenStoreUnavailable
 from tests.fixtures.http import free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.redis]

@@ -305,7 +305,9 @@ async def test_an_unreachable_token_store_means_an_error_result_no_write_and_not
             async with httpx.AsyncClient() as http:
                 ready = await http.get(url + "/readyz")
     assert first.is_error and "confirm_token" not in (first.structured_content or {})
+    assert (first.structured_content or {})["error"]["kind"] == "token_store_unavailable"
     assert forged.is_error
+    assert (forged.structured_content or {})["error"]["kind"] == "token_store_unavailable"
     assert sandbox.state_changing_requests() == []
     assert (ready.status_code, ready.json()["checks"]["token_store"]) == (503, "failing")
     assert "store-password" not in ready.text
