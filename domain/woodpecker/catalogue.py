@@ -1,36 +1,337 @@
 """The 71 Woodpecker tools as data. Checked against the shared catalogue by tests/domain/test_catalogue.py."""
 
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
 from domain.tools import Annotations, Catalogue, Endpoint, GuardRule, Param, ToolSpec
+
+# ---------------------------------------------------------------------------------------- annotations
+# Every call leaves this process for the Woodpecker server, so open_world is true throughout.
+
+_READ = Annotations(read_only=True, destructive=False, idempotent=True, open_world=True)
+# A repeat finds the work done: activating, cancelling, pausing, setting a level.
+_WRITE_IDEMPOTENT = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
+# Overwrites or removes stored state; a repeat changes nothing more.
+_WRITE_DESTRUCTIVE = Annotations(read_only=False, destructive=True, idempotent=True, open_world=True)
+# Every call stores one more object.
+_WRITE_ADDS = Annotations(read_only=False, destructive=False, idempotent=False, open_world=True)
+# Every call starts a build, and what a build does is written in the repository, not here.
+_WRITE_STARTS_BUILD = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
+
+# ------------------------------------------------------------------------------------------ arguments
+
+# 2**53 - 1: the largest integer a JSON client is sure to carry without rounding.
+_MAX_ID = 9007199254740991
+_EVENTS = (
+    "push",
+    "pull_request",
+    "pull_request_closed",
+    "pull_request_metadata",
+    "tag",
+    "release",
+    "deployment",
+    "cron",
+    "manual",
+)
+
+_BRANCH_RULES: Mapping[str, Any] = {"minLength": 1, "maxLength": 250, "pattern": r"^[^\s\\~^:?*\[\]]+$"}
+_FULL_NAME_RULES: Mapping[str, Any] = {
+    "minLength": 3,
+    "maxLength": 200,
+    "pattern": "^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$",
+}
+_URL_RULES: Mapping[str, Any] = {"maxLength": 500, "format": "uri", "pattern": "^https?://"}
+_TIMEZONE_PATTERN = r"^[A-Za-z0-9_+\-/]+$"
+_SECRET_EVENTS_RULES: Mapping[str, Any] = {
+    "items": {"enum": list(_EVENTS)},
+    "minItems": 1,
+    "maxItems": 9,
+    "uniqueItems": True,
+}
+_IMAGES_RULES: Mapping[str, Any] = {
+    "items": {"type": "string", "minLength": 1, "maxLength": 200},
+    "maxItems": 50,
+}
+
+
+def _id(name: str, description: str, *, required: bool = True, **conditions: str) -> Param:
+    """A Woodpecker id; `conditions` are required_when / only_when rules."""
+    return Param(
+        name, "integer", required, description, constraints={"minimum": 1, "maximum": _MAX_ID, **conditions}
+    )
+
+
+def _optional(param: Param) -> Param:
+    """The same argument where it may be left out, as in an update that keeps what is not passed."""
+    return replace(param, required=False)
+
+
+def _only_when(param: Param, condition: str) -> Param:
+    """The same argument, accepted only under `condition` (see Param)."""
+    return replace(param, constraints={**param.constraints, "only_when": condition})
+
 
 _CONFIRM_TOKEN = Param(
     "confirm_token",
     "string",
     False,
-    "Only for clients that cannot show a dialog: the token that the first call of this tool returned "
-    "for exactly these arguments. Single use, valid for five minutes; leave it out otherwise.",
+    "Only for clients that cannot show a dialog: the token the first call of this tool returned for "
+    "exactly these arguments. Single use, valid for five minutes; leave it out otherwise.",
     constraints={"pattern": "^[0-9a-f]{32}$"},
 )
+_PAGE = Param(
+    "page",
+    "integer",
+    False,
+    "Page number, from 1.",
+    constraints={"minimum": 1, "maximum": 10000, "default": 1},
+)
+_PER_PAGE = Param(
+    "per_page",
+    "integer",
+    False,
+    "Entries per page, at most 50 (Woodpecker's own cap); sent as perPage.",
+    constraints={"minimum": 1, "maximum": 50, "default": 50},
+)
+_PAGING = (_PAGE, _PER_PAGE)
+
+_REPO_ID = _id(
+    "repo_id", "Woodpecker's numeric repository id, not owner/name (lookup_repository translates)."
+)
+_NUMBER = _id(
+    "number", "The pipeline's number within its repository, as the web UI shows it; not its global id."
+)
+_STEP_ID = _id("step_id", "The step's id as get_pipeline lists it (its database id, not its pid).")
+_CRON_ID = _id("cron_id", "Cron job id, from list_crons.")
+_ORG_ID = _id("org_id", "Organization id; lookup_organization turns a name into one.")
+_AGENT_ID = _id("agent_id", "Agent id, from list_agents.")
+_FORGE_ID = _id("forge_id", "Forge id, from list_forges.")
+_USER_FORGE_ID = _id(
+    "forge_id",
+    "The account's forge id, from list_users or list_forges (1 on an instance with one forge). "
+    "The same login can exist on several forges.",
+)
+_AGENT_ORG_ID = _id(
+    "org_id",
+    "For an organization's agents: its id selects that organization's routes, open to its admins. "
+    "Without it, the instance's agents, which need an instance admin.",
+    required=False,
+)
+
+# Secrets and registries live at one of three levels; these three arguments pick it.
+_SCOPE = Param(
+    "scope",
+    "enum",
+    True,
+    "The level: repository (give repo_id), organization (give org_id) or global (no id).",
+    choices=("repository", "organization", "global"),
+)
+_SCOPE_REPO_ID = _id("repo_id", _REPO_ID.description, required=False, required_when="scope == 'repository'")
+_SCOPE_ORG_ID = _id("org_id", _ORG_ID.description, required=False, required_when="scope == 'organization'")
+_AT_SCOPE = (_SCOPE, _SCOPE_REPO_ID, _SCOPE_ORG_ID)
+
+_SECRET_NAME = Param(
+    "name",
+    "string",
+    True,
+    "The secret's name. Case counts: Deploy_Key and deploy_key are two secrets.",
+    constraints={"minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_.-]+$"},
+)
+_REGISTRY_ADDRESS = Param(
+    "address",
+    "string",
+    True,
+    "Registry host, optionally with a path (ghcr.io, registry.example.com:5000). It is the entry's key, "
+    "compared as written: docker.io and registry-1.docker.io are two entries.",
+    constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9.:_-]+(/[A-Za-z0-9._-]+)*$"},
+)
+_SCHEDULE = Param(
+    "schedule",
+    "string",
+    True,
+    "When it fires: five crontab fields (minute hour day month weekday; '30 2 * * 1' is Mondays at 02:30), "
+    "one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly, or @every with a Go duration "
+    "(@every 6h). There is no seconds field.",
+    constraints={"minLength": 1, "maxLength": 200},
+)
+_LOGIN = Param(
+    "login",
+    "string",
+    True,
+    "The account's login, spelled exactly as in the forge.",
+    constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9._-]+$"},
+)
+_AGENT_NAME = Param(
+    "name", "string", True, "The name shown for the agent.", constraints={"minLength": 1, "maxLength": 250}
+)
+_CUSTOM_LABELS = Param(
+    "custom_labels",
+    "object",
+    False,
+    "Not supported: Woodpecker ignores it, because an agent's labels come from WOODPECKER_AGENT_LABELS "
+    "on its host. A call that carries it is refused, so nothing is half-applied.",
+    constraints={
+        "additionalProperties": {"type": "string", "maxLength": 500},
+        "propertyNames": {"minLength": 1, "maxLength": 100},
+    },
+)
+_FORGE_TYPE = Param(
+    "type",
+    "enum",
+    True,
+    "Which kind of forge.",
+    choices=("github", "gitlab", "gitea", "forgejo", "bitbucket", "bitbucket-dc", "addon"),
+)
+_FORGE_URL = Param(
+    "url", "string", True, "The forge's address: an absolute http:// or https:// URL.", constraints=_URL_RULES
+)
+_OAUTH_CLIENT = Param(
+    "client",
+    "string",
+    True,
+    "The OAuth application's client id.",
+    constraints={"minLength": 1, "maxLength": 500},
+)
+_OAUTH_HOST = Param(
+    "oauth_host",
+    "string",
+    False,
+    "The forge URL the browser is sent to for the OAuth redirect, when it differs from url.",
+    constraints=_URL_RULES,
+)
+
+# ------------------------------------------------------------------------------------------ endpoints
+
+_PAGING_QUERY: Mapping[str, str] = {"page": "page", "perPage": "per_page"}
+_LEVELS = (
+    ("repository", "/api/repos/{repo_id}"),
+    ("organization", "/api/orgs/{org_id}"),
+    ("global", "/api"),
+)
+
+
+def _at_each_level(
+    method: str,
+    path: str,
+    *,
+    also: str = "",
+    query: Mapping[str, str] | None = None,
+    body: tuple[str, ...] = (),
+    success: int = 200,
+) -> tuple[Endpoint, ...]:
+    """One request per level (repository, organization, global) for `path` below the level's route."""
+    return tuple(
+        Endpoint(
+            method,
+            prefix + path,
+            when=f"scope == '{level}'{also}",
+            query=query or {},
+            body=body,
+            success=success,
+        )
+        for level, prefix in _LEVELS
+    )
+
+
+# ---------------------------------------------------------------------------------------------- tools
+
+
+def _asks_always(*targets: str, body_bound: bool = False) -> GuardRule:
+    return GuardRule("always", "Every call asks, whatever the arguments.", targets, body_bound, False)
+
+
+def _read(
+    name: str,
+    *,
+    group: str,
+    description: str,
+    params: tuple[Param, ...] = (),
+    endpoints: tuple[Endpoint, ...],
+    notes: tuple[str, ...] = (),
+    admin: str = "never",
+    admin_when: str | None = None,
+    essential: bool = False,
+    untrusted_output: bool = False,
+) -> ToolSpec:
+    return ToolSpec(
+        name=name,
+        title=_title(name),
+        group=group,
+        kind="read",
+        admin=admin,
+        admin_when=admin_when,
+        essential=essential,
+        annotations=_READ,
+        guard=None,
+        untrusted_output=untrusted_output,
+        description=description,
+        params=params,
+        endpoints=endpoints,
+        notes=notes,
+    )
+
+
+def _write(
+    name: str,
+    *,
+    group: str,
+    annotations: Annotations,
+    description: str,
+    params: tuple[Param, ...] = (),
+    endpoints: tuple[Endpoint, ...],
+    notes: tuple[str, ...] = (),
+    guard: GuardRule | None = None,
+    admin: str = "never",
+    admin_when: str | None = None,
+    essential: bool = False,
+    untrusted_output: bool = False,
+) -> ToolSpec:
+    return ToolSpec(
+        name=name,
+        title=_title(name),
+        group=group,
+        kind="write",
+        admin=admin,
+        admin_when=admin_when,
+        essential=essential,
+        annotations=annotations,
+        guard=guard,
+        untrusted_output=untrusted_output,
+        description=description,
+        params=params,
+        endpoints=endpoints,
+        notes=notes,
+    )
+
+
+def _title(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
 
 WOODPECKER_TOOLS = Catalogue(
     (
-        ToolSpec(
-            name="list_repositories",
-            title="List repositories",
+        # ---------- repositories
+        _read(
+            "list_repositories",
             group="repositories",
-            kind="read",
             admin="instance_scope",
             admin_when="scope=instance",
             essential=True,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Lists repositories visible to this account, each with its last pipeline. include_inactive also returns forge repositories not yet activated (these carry the forge_remote_id that activate_repository needs). scope=instance lists all repositories on the server instead (instance admin).",
+            description=(
+                "Lists the repositories this account can see, each with its latest pipeline. "
+                "include_inactive adds forge repositories never activated, with the forge_remote_id that "
+                "activate_repository takes. scope=instance lists every repository on the server instead, "
+                "paged (instance admin only)."
+            ),
             params=(
                 Param(
                     "scope",
                     "enum",
                     False,
-                    "account (default): this account's repositories in one unpaged answer. instance: the whole server, paged; instance admin only.",
+                    "account (default): this account's repositories, in one unpaged answer. instance: "
+                    "every repository on the server, paged; instance admin only.",
                     choices=("account", "instance"),
                     constraints={"default": "account"},
                 ),
@@ -38,40 +339,19 @@ WOODPECKER_TOOLS = Catalogue(
                     "include_inactive",
                     "boolean",
                     False,
-                    "Include forge repositories that have not been activated. Account scope only; it costs a round of forge requests, so it is slow.",
+                    "Also list forge repositories that are not activated yet. Slow: it costs a round of "
+                    "forge requests.",
                     constraints={"default": False, "only_when": "scope == 'account'"},
                 ),
                 Param(
                     "name",
                     "string",
                     False,
-                    "Return only repositories whose name contains this text (account scope).",
+                    "Keep only repositories whose name contains this text.",
                     constraints={"minLength": 1, "maxLength": 200, "only_when": "scope == 'account'"},
                 ),
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 10000,
-                        "default": 1,
-                        "only_when": "scope == 'instance'",
-                    },
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 50,
-                        "default": 50,
-                        "only_when": "scope == 'instance'",
-                    },
-                ),
+                _only_when(_PAGE, "scope == 'instance'"),
+                _only_when(_PER_PAGE, "scope == 'instance'"),
             ),
             endpoints=(
                 Endpoint(
@@ -79,153 +359,100 @@ WOODPECKER_TOOLS = Catalogue(
                     "/api/user/repos",
                     when="scope == 'account'",
                     query={"all": "include_inactive", "name": "name"},
-                    success=200,
                 ),
-                Endpoint(
-                    "GET",
-                    "/api/repos",
-                    when="scope == 'instance'",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
+                Endpoint("GET", "/api/repos", when="scope == 'instance'", query=_PAGING_QUERY),
             ),
             notes=(
-                "Account scope answers [RepoLastPipeline]: each entry carries last_pipeline, whose commit message, branch and title are pushed content.",
+                (
+                    "Account scope answers [RepoLastPipeline]: each entry carries last_pipeline, whose "
+                    "commit message, branch and title are pushed content."
+                ),
                 "Account scope is one unpaged response; name is the way to narrow it.",
-                "With include_inactive, never-activated entries have no Woodpecker id but carry forge_remote_id; has_forge_name_conflict and has_no_forge_repo flag mismatches. On 3.17 name filters only the stored repositories, not the forge's list.",
+                (
+                    "With include_inactive, never-activated entries have no Woodpecker id but carry "
+                    "forge_remote_id; has_forge_name_conflict and has_no_forge_repo flag mismatches. On "
+                    "3.17 name filters only the stored repositories, not the forge's list."
+                ),
                 "Instance scope: 403 for non-admins; ordered by full_name; always an array.",
-                "A parameter given with the other scope (page with account, name with instance) is refused with an error naming its scope, not silently dropped.",
+                (
+                    "A parameter given with the other scope (page with account, name with instance) is "
+                    "refused with an error naming its scope, not silently dropped."
+                ),
             ),
         ),
-        ToolSpec(
-            name="get_repository",
-            title="Get repository",
+        _read(
+            "get_repository",
             group="repositories",
-            kind="read",
-            admin="never",
-            admin_when=None,
             essential=True,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Fetches a repository's complete Woodpecker record, e.g. to check visibility, trust flags, approval rule, timeout or config path before changing them.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Returns a repository's complete Woodpecker record: visibility, trust flags, approval "
+                "rule, timeout, config path and the rest. Read it before changing any of them."
             ),
-            endpoints=(Endpoint("GET", "/api/repos/{repo_id}", success=200),),
+            params=(_REPO_ID,),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}"),),
             notes=(
-                "404 with an empty body both for an unknown id and for a repository this account may not pull.",
+                (
+                    "404 with an empty body both for an unknown id and for a repository this account may "
+                    "not pull."
+                ),
                 "A deactivated repository still answers, with active=false.",
             ),
         ),
-        ToolSpec(
-            name="lookup_repository",
-            title="Lookup repository",
+        _read(
+            "lookup_repository",
             group="repositories",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Translates owner/name into Woodpecker's repository record and id. Gives 404 for a forge repository that has never been activated (list_repositories with include_inactive shows those).",
+            description=(
+                "Resolves owner/name to Woodpecker's repository record, with the numeric id the other "
+                "tools take. A forge repository that was never activated answers 404; list_repositories "
+                "with include_inactive shows those."
+            ),
             params=(
                 Param(
                     "full_name",
                     "string",
                     True,
-                    "owner/name as the forge writes it.",
-                    constraints={
-                        "minLength": 3,
-                        "maxLength": 200,
-                        "pattern": "^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$",
-                    },
+                    "owner/name, as the forge writes it.",
+                    constraints=_FULL_NAME_RULES,
                 ),
             ),
-            endpoints=(Endpoint("GET", "/api/repos/lookup/{full_name}", success=200),),
+            endpoints=(Endpoint("GET", "/api/repos/lookup/{full_name}"),),
             notes=(
-                "Wildcard route: the slash of owner/name may travel literally or as %2F; Woodpecker decodes it.",
-                "Follows Woodpecker's rename redirections, so a former name resolves to the moved repository.",
+                (
+                    "Wildcard route: the slash of owner/name may travel literally or as %2F; Woodpecker "
+                    "decodes it."
+                ),
+                (
+                    "Follows Woodpecker's rename redirections, so a former name resolves to the moved "
+                    "repository."
+                ),
                 "Needs pull permission; a repository the account cannot pull answers 404.",
             ),
         ),
-        ToolSpec(
-            name="get_repository_permissions",
-            title="Get repository permissions",
+        _read(
+            "get_repository_permissions",
             group="repositories",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Shows this account's pull, push and admin rights on a repository, as last synced from the forge. Explains 403s and unexpected 404s from the other repository tools.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Shows this account's pull, push and admin rights on a repository, as Woodpecker last "
+                "synced them from the forge. Explains a 403 or an unexpected 404 from the other repository "
+                "tools."
             ),
-            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/permissions", success=200),),
+            params=(_REPO_ID,),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/permissions"),),
             notes=(
                 "Answers Perm {pull, push, admin, synced, created, updated}; times are Unix seconds.",
                 "Permissions are inherited from the forge and cached by Woodpecker.",
             ),
         ),
-        ToolSpec(
-            name="list_repository_branches",
-            title="List repository branches",
+        _read(
+            "list_repository_branches",
             group="repositories",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Returns the branch names the forge knows for a repository. Use it to confirm a branch before trigger_pipeline; an unknown branch makes that call fail.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+            description=(
+                "Lists the branch names the forge has for a repository. Check here before "
+                "trigger_pipeline, which fails on a branch that does not exist."
             ),
-            endpoints=(
-                Endpoint(
-                    "GET",
-                    "/api/repos/{repo_id}/branches",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-            ),
+            params=(_REPO_ID, *_PAGING),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/branches", query=_PAGING_QUERY),),
             notes=(
                 "Answers [string]; paging is passed on to the forge.",
                 "null when the forge does not implement branch listing: treat as empty.",
@@ -233,128 +460,96 @@ WOODPECKER_TOOLS = Catalogue(
                 "Branch names are chosen by whoever can push.",
             ),
         ),
-        ToolSpec(
-            name="list_pull_requests",
-            title="List pull requests",
+        _read(
+            "list_pull_requests",
             group="repositories",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Returns open pull requests (index and title); a pipeline ref like refs/pull/7/head maps to its pull request through the index.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+            description=(
+                "Lists a repository's open pull requests (index and title). A pipeline ref such as "
+                "refs/pull/7/head belongs to the pull request with that index."
             ),
-            endpoints=(
-                Endpoint(
-                    "GET",
-                    "/api/repos/{repo_id}/pull_requests",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-            ),
+            params=(_REPO_ID, *_PAGING),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pull_requests", query=_PAGING_QUERY),),
             notes=(
                 "Answers [{index, title}]; index is a string.",
                 "Titles are written by whoever opened the pull request.",
             ),
         ),
-        ToolSpec(
-            name="activate_repository",
-            title="Activate repository",
+        _write(
+            "activate_repository",
             group="repositories",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Enables Woodpecker for a forge repository not yet activated: the repository is stored, its webhook installed, and pushes start pipelines from then on. The argument is the forge's repository id (forge_remote_id); a Woodpecker repo_id or owner/name will not work.",
+            annotations=_WRITE_IDEMPOTENT,
+            description=(
+                "Turns Woodpecker on for a forge repository that is not active yet: it is stored, its "
+                "webhook installed, and pushes start pipelines from then on. Takes the forge's own id "
+                "(forge_remote_id); a Woodpecker repo_id or owner/name does not work here."
+            ),
             params=(
                 Param(
                     "forge_remote_id",
                     "string",
                     True,
-                    "Repository id on the forge side, from the forge_remote_id field of list_repositories(include_inactive=true).",
+                    "The forge's own id for the repository: the forge_remote_id field of "
+                    "list_repositories(include_inactive=true).",
                     constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9._-]+$"},
                 ),
             ),
-            endpoints=(
-                Endpoint("POST", "/api/repos", query={"forge_remote_id": "forge_remote_id"}, success=200),
-            ),
+            endpoints=(Endpoint("POST", "/api/repos", query={"forge_remote_id": "forge_remote_id"}),),
             notes=(
                 "No request body; answers 200 with the repository (never 201).",
-                "400 'No forge_remote_id provided' for an empty value or '0'; 409 when already active; 403 when the account is not admin of the forge repository or its owner is not allowed; 500 on forge errors.",
+                (
+                    "400 'No forge_remote_id provided' for an empty value or '0'; 409 when already active; "
+                    "403 when the account is not admin of the forge repository or its owner is not "
+                    "allowed; 500 on forge errors."
+                ),
             ),
         ),
-        ToolSpec(
-            name="update_repository",
-            title="Update repository",
+        _write(
+            "update_repository",
             group="repositories",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
+            annotations=_WRITE_DESTRUCTIVE,
             guard=GuardRule(
                 when="widens_repository",
-                condition="Asks when any trusted_* flag is passed as true, when require_approval is lower than the stored value in the order none < forks < pull_requests < all_events (an unrecognised stored value counts as strictest), or when visibility becomes public from something else.",
+                condition=(
+                    "Asks when any trusted_* flag is passed as true, when require_approval is lower than "
+                    "the stored value in the order none < forks < pull_requests < all_events (an "
+                    "unrecognised stored value counts as strictest), or when visibility becomes public "
+                    "from something else."
+                ),
                 targets=("repo_id",),
                 body_bound=True,
                 needs_current_state=True,
             ),
-            untrusted_output=False,
-            description="Edits a repository's Woodpecker settings, sending just the fields given. A change that widens exposure asks a person first: a trusted_* flag set to true, a lower require_approval, or visibility public. Tightening, withdrawing trust and all other fields take effect immediately.",
+            description=(
+                "Changes a repository's Woodpecker settings, sending only the fields passed. Asks a person "
+                "first when the change widens exposure: a trusted_* flag set to true, require_approval "
+                "lowered, or visibility made public. Tightening, withdrawing trust and every other field "
+                "apply at once."
+            ),
             params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+                _REPO_ID,
                 Param(
                     "config_file",
                     "string",
                     False,
-                    "Where Woodpecker looks for pipeline definitions: a file (.woodpecker.yml) or a folder (.woodpecker/). Pass '' to go back to the default lookup.",
+                    "Where Woodpecker looks for pipeline definitions: one file (.woodpecker.yml) or a "
+                    "folder (.woodpecker/). '' restores the default lookup.",
                     constraints={"maxLength": 500},
                 ),
                 Param(
                     "timeout",
                     "integer",
                     False,
-                    "Minutes a pipeline may run. Beyond the server's configured maximum only an instance admin may set it.",
+                    "Minutes a pipeline may run. Above the server's configured maximum, only an instance "
+                    "admin may set it.",
                     constraints={"minimum": 1, "maximum": 10080},
                 ),
                 Param(
                     "visibility",
                     "enum",
                     False,
-                    "Who can see builds and logs: everyone (public), any signed-in user (internal), or only users with access in the forge (private). Switching to public asks a person.",
+                    "Who sees builds and logs: public (everyone), internal (any signed-in user) or private "
+                    "(users with access in the forge). Making it public asks a person.",
                     choices=("public", "private", "internal"),
                 ),
                 Param("allow_pr", "boolean", False, "Whether pull-request events start pipelines."),
@@ -362,55 +557,42 @@ WOODPECKER_TOOLS = Catalogue(
                     "allow_deploy",
                     "boolean",
                     False,
-                    "Whether deployment events are accepted (needed to re-run a pipeline as a deployment).",
+                    "Whether deployment events are accepted; re-running a pipeline as a deployment needs it.",
                 ),
                 Param(
                     "require_approval",
                     "enum",
                     False,
-                    "Which pipelines are held until approve_pipeline releases them, from loosest to strictest: none, forks, pull_requests, all_events. A step towards none asks a person.",
+                    "Which pipelines wait for approve_pipeline, loosest to strictest: none, forks, "
+                    "pull_requests, all_events. A step towards none asks a person.",
                     choices=("none", "forks", "pull_requests", "all_events"),
                 ),
                 Param(
                     "cancel_previous_pipeline_events",
                     "array",
                     False,
-                    "Event types for which a newer pipeline aborts an older one that is still running; replaces the stored list.",
-                    constraints={
-                        "items": {
-                            "enum": [
-                                "push",
-                                "pull_request",
-                                "pull_request_closed",
-                                "pull_request_metadata",
-                                "tag",
-                                "release",
-                                "deployment",
-                                "cron",
-                                "manual",
-                            ]
-                        },
-                        "maxItems": 9,
-                        "uniqueItems": True,
-                    },
+                    "Events for which a newer pipeline cancels an older one still running; replaces the "
+                    "stored list.",
+                    constraints={"items": {"enum": list(_EVENTS)}, "maxItems": 9, "uniqueItems": True},
                 ),
                 Param(
                     "trusted_network",
                     "boolean",
                     False,
-                    "Grants pipelines host networking (instance admin only); true asks a person.",
+                    "Host networking for pipelines (instance admin only); true asks a person.",
                 ),
                 Param(
                     "trusted_volumes",
                     "boolean",
                     False,
-                    "Grants pipelines volume mounts of host paths (instance admin only); true asks a person.",
+                    "Volume mounts of host paths for pipelines (instance admin only); true asks a person.",
                 ),
                 Param(
                     "trusted_security",
                     "boolean",
                     False,
-                    "Grants privileged containers, i.e. control over the agent host (instance admin only); true asks a person.",
+                    "Privileged containers, i.e. control over the agent host (instance admin only); true "
+                    "asks a person.",
                 ),
                 _CONFIRM_TOKEN,
             ),
@@ -419,7 +601,6 @@ WOODPECKER_TOOLS = Catalogue(
                     "GET",
                     "/api/repos/{repo_id}",
                     when="require_approval or visibility is passed (current values, for the comparison)",
-                    success=200,
                 ),
                 Endpoint(
                     "PATCH",
@@ -436,26 +617,31 @@ WOODPECKER_TOOLS = Catalogue(
                         "trusted.volumes",
                         "trusted.security",
                     ),
-                    success=200,
                 ),
             ),
             notes=(
-                "The three trusted_* parameters are sent nested as trusted: {network, volumes, security}, with only the flags that were passed.",
-                "The current state is read only when require_approval or visibility is named; a trust grant asks without a read, and nothing read goes into the question.",
+                (
+                    "The three trusted_* parameters are sent nested as trusted: {network, volumes, "
+                    "security}, with only the flags that were passed."
+                ),
+                (
+                    "The current state is read only when require_approval or visibility is named; a trust "
+                    "grant asks without a read, and nothing read goes into the question."
+                ),
                 "A call with nothing to change is an error, not a no-op. Unknown fields are never forwarded.",
-                "403 when a non-admin changes a trusted flag or exceeds the maximum timeout; 400 for an invalid require_approval or visibility, or timeout < 1.",
+                (
+                    "403 when a non-admin changes a trusted flag or exceeds the maximum timeout; 400 for "
+                    "an invalid require_approval or visibility, or timeout < 1."
+                ),
                 "Answers the stored repository.",
             ),
         ),
-        ToolSpec(
-            name="repair_repository",
-            title="Repair repository",
+        _write(
+            "repair_repository",
             group="repositories",
-            kind="write",
+            annotations=_WRITE_IDEMPOTENT,
             admin="instance_scope",
             admin_when="scope=instance",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=True),
             guard=GuardRule(
                 when="scope_instance",
                 condition="Asks only when scope is instance.",
@@ -463,25 +649,20 @@ WOODPECKER_TOOLS = Catalogue(
                 body_bound=False,
                 needs_current_state=False,
             ),
-            untrusted_output=False,
-            description="Recreates a repository's forge webhook and re-reads its data from the forge. Use it when pushes no longer trigger builds, typically after a rename or a new Woodpecker URL. scope=instance does this for all repositories, one forge round-trip each; that needs an instance admin and asks a person first.",
+            description=(
+                "Reinstalls a repository's forge webhook and re-reads its data from the forge: the fix "
+                "when pushes stop starting builds, e.g. after a rename or a new Woodpecker URL. "
+                "scope=instance repairs every repository, one forge round-trip each; it needs an instance "
+                "admin and asks a person first. scope=repository does not ask."
+            ),
             params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository to repair; needed for scope=repository, not accepted with scope=instance.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
+                _SCOPE_REPO_ID,
                 Param(
                     "scope",
                     "enum",
                     False,
-                    "repository (default): only repo_id. instance: all repositories on the server.",
+                    "repository (default): repo_id only. instance: every repository on the server; asks a "
+                    "person.",
                     choices=("repository", "instance"),
                     constraints={"default": "repository"},
                 ),
@@ -493,46 +674,32 @@ WOODPECKER_TOOLS = Catalogue(
             ),
             notes=(
                 "Both routes answer 204 with no body.",
-                "The instance route answers 500 with JSON {error, failed_repos} when some repositories failed; report which.",
+                (
+                    "The instance route answers 500 with JSON {error, failed_repos} when some repositories "
+                    "failed; report which."
+                ),
                 "The repository route needs repository admin.",
             ),
         ),
-        ToolSpec(
-            name="move_repository",
-            title="Move repository",
+        _write(
+            "move_repository",
             group="repositories",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("repo_id", "to"),
-                body_bound=False,
-                needs_current_state=False,
+            annotations=_WRITE_DESTRUCTIVE,
+            guard=_asks_always("repo_id", "to"),
+            description=(
+                "Tells Woodpecker a repository's new owner/name after a transfer or rename in the forge; "
+                "the forge is not changed. Always asks a person first. On 3.11 Woodpecker performs the "
+                "move and then answers HTTP 500, so a retry moves it twice: read it back with "
+                "get_repository or lookup_repository instead. 3.18 answers cleanly."
             ),
-            untrusted_output=False,
-            description="Tells Woodpecker the repository's new owner/name after a transfer or rename in the forge; the forge itself is not changed. Asks a person first. On Woodpecker 3.11 the server performs the move and then answers HTTP 500, so a retry moves it twice: read the repository back with get_repository instead of retrying. 3.18 answers cleanly.",
             params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+                _REPO_ID,
                 Param(
                     "to",
                     "string",
                     True,
-                    "owner/name under which the forge lists the repository now.",
-                    constraints={
-                        "minLength": 3,
-                        "maxLength": 200,
-                        "pattern": "^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$",
-                    },
+                    "The owner/name the forge lists the repository under now.",
+                    constraints=_FULL_NAME_RULES,
                 ),
                 _CONFIRM_TOKEN,
             ),
@@ -540,127 +707,74 @@ WOODPECKER_TOOLS = Catalogue(
             notes=(
                 "Answers 204. A missing or malformed to answers 500 with an empty body.",
                 "401 when the account is not admin of the repository at the new location.",
-                "Forges that send rename webhooks are usually followed without this call; a redundant move can fail on a duplicate redirection.",
+                (
+                    "Forges that send rename webhooks are usually followed without this call; a redundant "
+                    "move can fail on a duplicate redirection."
+                ),
                 "After any 5xx, call get_repository before deciding anything: the move may have happened.",
             ),
         ),
-        ToolSpec(
-            name="chown_repository",
-            title="Chown repository",
+        _write(
+            "chown_repository",
             group="repositories",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("repo_id",),
-                body_bound=False,
-                needs_current_state=False,
+            annotations=_WRITE_DESTRUCTIVE,
+            guard=_asks_always("repo_id"),
+            description=(
+                "Makes this account the repository's owner in Woodpecker: from then on Woodpecker uses "
+                "this account's forge token for the repository's clones, status reports, webhooks and "
+                "every pipeline. Meant for when the previous owner can no longer sign in. Always asks a "
+                "person first."
             ),
-            untrusted_output=False,
-            description="Transfers the repository's Woodpecker ownership to this account. From then on Woodpecker uses this account's forge token for the repository (clones, status reports, webhooks, every pipeline). Meant for when the previous owner can no longer sign in. Asks a person first.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
-            endpoints=(Endpoint("POST", "/api/repos/{repo_id}/chown", success=200),),
+            params=(_REPO_ID, _CONFIRM_TOKEN),
+            endpoints=(Endpoint("POST", "/api/repos/{repo_id}/chown"),),
             notes=(
-                "Needs repository admin. Answers the repository; the owner itself (user_id) is not serialised.",
+                (
+                    "Needs repository admin. Answers the repository; the owner itself (user_id) is not "
+                    "serialised."
+                ),
             ),
         ),
-        ToolSpec(
-            name="delete_repository",
-            title="Delete repository",
+        _write(
+            "delete_repository",
             group="repositories",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("repo_id",),
-                body_bound=False,
-                needs_current_state=False,
+            annotations=_WRITE_DESTRUCTIVE,
+            guard=_asks_always("repo_id"),
+            description=(
+                "Deletes a repository from Woodpecker with its whole history: pipelines, logs, secrets, "
+                "registries, cron jobs, and its webhook. The repository in the forge stays. Always asks a "
+                "person first."
             ),
-            untrusted_output=False,
-            description="Erases a repository's Woodpecker record and history: pipelines, logs, secrets, registries, cron jobs, plus its webhook. The repository in the forge remains. Asks a person first.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
-            endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}", query={"remove": "=true"}, success=200),),
+            params=(_REPO_ID, _CONFIRM_TOKEN),
+            endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}", query={"remove": "=true"}),),
             notes=(
-                "Send remove=true: without it Woodpecker only deactivates (active=false, owner cleared, history kept).",
+                (
+                    "Send remove=true: without it Woodpecker only deactivates (active=false, owner "
+                    "cleared, history kept)."
+                ),
                 "Answers 200 with the repository body, not 204. Needs repository admin.",
                 "With remove=true Woodpecker ignores a failure to remove the forge webhook.",
             ),
         ),
-        ToolSpec(
-            name="list_pipelines",
-            title="List pipelines",
+        # ---------- pipelines
+        _read(
+            "list_pipelines",
             group="pipelines",
-            kind="read",
-            admin="never",
-            admin_when=None,
             essential=True,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Pages through a repository's pipelines from the newest, one summary each (number, status, event, branch, ref, author, times, short commit, message subject), with server-side filters. Use the number, not the id, with the other pipeline tools.",
+            description=(
+                "Pages through a repository's pipelines, newest first, one summary each (number, status, "
+                "event, branch, ref, author, times, short commit, message subject), filtered by the "
+                "server. The other pipeline tools take the number, not the id."
+            ),
             params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "branch",
-                    "string",
-                    False,
-                    "Restrict to one branch.",
-                    constraints={"minLength": 1, "maxLength": 250, "pattern": "^[^\\s\\\\~^:?*\\[\\]]+$"},
-                ),
-                Param(
-                    "event",
-                    "enum",
-                    False,
-                    "Restrict to one trigger event.",
-                    choices=(
-                        "push",
-                        "pull_request",
-                        "pull_request_closed",
-                        "pull_request_metadata",
-                        "tag",
-                        "release",
-                        "deployment",
-                        "cron",
-                        "manual",
-                    ),
-                ),
+                _REPO_ID,
+                Param("branch", "string", False, "Only this branch.", constraints=_BRANCH_RULES),
+                Param("event", "enum", False, "Only this trigger event.", choices=_EVENTS),
                 Param(
                     "status",
                     "enum",
                     False,
-                    "Restrict to one status (blocked = awaiting approval).",
+                    "Only this status (blocked means waiting for approval).",
                     choices=(
                         "skipped",
                         "pending",
@@ -679,45 +793,31 @@ WOODPECKER_TOOLS = Catalogue(
                     "ref",
                     "string",
                     False,
-                    "Keep pipelines whose git ref contains this text, e.g. refs/tags/.",
+                    "Only pipelines whose git ref contains this text, e.g. refs/tags/.",
                     constraints={"minLength": 1, "maxLength": 250},
                 ),
                 Param(
                     "before",
                     "string",
                     False,
-                    "Upper bound on the creation time, exclusive.",
+                    "Only pipelines created before this time (exclusive).",
                     constraints={"format": "date-time"},
                 ),
                 Param(
                     "after",
                     "string",
                     False,
-                    "Lower bound on the creation time, exclusive.",
+                    "Only pipelines created after this time (exclusive).",
                     constraints={"format": "date-time"},
                 ),
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+                *_PAGING,
             ),
             endpoints=(
                 Endpoint(
                     "GET",
                     "/api/repos/{repo_id}/pipelines",
                     query={
-                        "page": "page",
-                        "perPage": "per_page",
+                        **_PAGING_QUERY,
                         "branch": "branch",
                         "event": "event",
                         "status": "status",
@@ -725,7 +825,6 @@ WOODPECKER_TOOLS = Catalogue(
                         "before": "before",
                         "after": "after",
                     },
-                    success=200,
                 ),
             ),
             notes=(
@@ -734,163 +833,111 @@ WOODPECKER_TOOLS = Catalogue(
                 "ref is a substring (SQL LIKE) match; before/after compare with created.",
             ),
         ),
-        ToolSpec(
-            name="get_pipeline",
-            title="Get pipeline",
+        _read(
+            "get_pipeline",
             group="pipelines",
-            kind="read",
-            admin="never",
-            admin_when=None,
             essential=True,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Fetches a pipeline together with its workflows and their steps (id, name, type, state, exit code, times). get_step_logs takes the step id listed here.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Returns a pipeline with its workflows and their steps (id, name, type, state, exit code, "
+                "times). get_step_logs takes the step ids listed here."
             ),
-            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}", success=200),),
+            params=(_REPO_ID, _NUMBER),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),),
             notes=(
-                "Steps are in workflows[].children[] in the API; present them as steps. The step id is Step.id, not pid.",
+                (
+                    "Steps are in workflows[].children[] in the API; present them as steps. The step id is "
+                    "Step.id, not pid."
+                ),
                 "Woodpecker also accepts 'latest' for the number; this tool takes numbers only.",
                 "Message, title, branch, variables and changed files are pushed content.",
             ),
         ),
-        ToolSpec(
-            name="get_pipeline_config",
-            title="Get pipeline config",
+        _read(
+            "get_pipeline_config",
             group="pipelines",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Shows the YAML files a pipeline was actually built from, decoded, in the version of its commit; the branch may hold something else today.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Shows the YAML files a pipeline was really built from, decoded, as they were at its "
+                "commit; the branch may hold something else by now."
             ),
-            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}/config", success=200),),
+            params=(_REPO_ID, _NUMBER),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}/config"),),
             notes=(
-                "Answers [Config {hash, name, data}]; data is base64 (a Go []byte), not the integer array the swagger claims.",
-                "Bound the work before decoding: at most 20 files and 200 000 bytes each in the reference, saying what was cut. Strip terminal control characters.",
+                (
+                    "Answers [Config {hash, name, data}]; data is base64 (a Go []byte), not the integer "
+                    "array the swagger claims."
+                ),
+                (
+                    "Bound the work before decoding: at most 20 files and 200 000 bytes each in the "
+                    "reference, saying what was cut. Strip terminal control characters."
+                ),
             ),
         ),
-        ToolSpec(
-            name="get_pipeline_metadata",
-            title="Get pipeline metadata",
+        _read(
+            "get_pipeline_metadata",
             group="pipelines",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Returns the metadata object Woodpecker derives the CI_* variables from: repository, this and the previous pipeline, workflow, step, system and forge. Helps explain a step whose behaviour does not match its config.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Returns the metadata Woodpecker turns into the CI_* variables: repository, this and the "
+                "previous pipeline, workflow, step, system and forge. Useful when a step behaves "
+                "differently from what its config suggests."
             ),
-            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}/metadata", success=200),),
+            params=(_REPO_ID, _NUMBER),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}/metadata"),),
             notes=("Needs push permission; without it Woodpecker answers 404.",),
         ),
-        ToolSpec(
-            name="list_queued_pipelines",
-            title="List queued pipelines",
+        _read(
+            "list_queued_pipelines",
             group="pipelines",
-            kind="read",
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Shows every pending or running pipeline on the instance, across repositories. Instance admin only; get_queue_info complements it with tasks and workers.",
-            params=(),
-            endpoints=(Endpoint("GET", "/api/pipelines", success=200),),
+            description=(
+                "Lists every pending or running pipeline on the instance, across repositories. Instance "
+                "admin only. get_queue_info adds the tasks and workers behind them."
+            ),
+            endpoints=(Endpoint("GET", "/api/pipelines"),),
             notes=(
-                "Answers [Feed] (repo_id, full_name and pipeline summary fields); not paged; always an array.",
+                (
+                    "Answers [Feed] (repo_id, full_name and pipeline summary fields); not paged; always an "
+                    "array."
+                ),
             ),
         ),
-        ToolSpec(
-            name="trigger_pipeline",
-            title="Trigger pipeline",
+        _write(
+            "trigger_pipeline",
             group="pipelines",
-            kind="write",
-            admin="never",
-            admin_when=None,
+            annotations=_WRITE_STARTS_BUILD,
             essential=True,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=False, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Creates a manual pipeline for a branch, built from the branch's current config. Not idempotent: every call, a repeat or a retry after a timeout included, starts another run, so look at list_pipelines before calling again. list_repository_branches confirms the branch exists.",
+            description=(
+                "Starts a manual pipeline on a branch, built from the config at the branch's head. Not "
+                "idempotent: every call, a repeat or a retry after a timeout included, starts another run, "
+                "so check list_pipelines before calling again. list_repository_branches confirms the "
+                "branch exists."
+            ),
             params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+                _REPO_ID,
                 Param(
                     "branch",
                     "string",
                     True,
-                    "Branch whose head is built.",
-                    constraints={"minLength": 1, "maxLength": 250, "pattern": "^[^\\s\\\\~^:?*\\[\\]]+$"},
+                    "The branch to build, at its current head.",
+                    constraints=_BRANCH_RULES,
                 ),
                 Param(
                     "message",
                     "string",
                     False,
-                    "Reason for the run. Woodpecker 3.18 and later display it as 'MANUAL: <message> @ <branch>'; 3.17 drops it.",
+                    "Why it runs. Woodpecker 3.18 and later show it as 'MANUAL: <message> @ <branch>'; "
+                    "3.17 drops it.",
                     constraints={"maxLength": 500},
                 ),
                 Param(
                     "variables",
                     "object",
                     False,
-                    "Variables to inject into this run; keys and values must be strings (no nesting).",
+                    "Variables for this run only; keys and values are strings, nothing nested.",
                     constraints={
                         "additionalProperties": {"type": "string", "maxLength": 10000},
                         "propertyNames": {"minLength": 1, "maxLength": 200},
@@ -899,58 +946,47 @@ WOODPECKER_TOOLS = Catalogue(
                 ),
             ),
             endpoints=(
-                Endpoint(
-                    "POST",
-                    "/api/repos/{repo_id}/pipelines",
-                    body=("branch", "variables", "message"),
-                    success=200,
-                ),
+                Endpoint("POST", "/api/repos/{repo_id}/pipelines", body=("branch", "variables", "message")),
             ),
             notes=(
-                "200 with the new pipeline (event manual). 204 with header Pipeline-Filtered: true when the config skipped or filtered everything: report that no pipeline was created.",
-                "An unknown branch answers 500 with an empty body on 3.17 (400 was observed on 3.18); treat any error as not started, but a timeout as unknown.",
+                (
+                    "200 with the new pipeline (event manual). 204 with header Pipeline-Filtered: true "
+                    "when the config skipped or filtered everything: report that no pipeline was created."
+                ),
+                (
+                    "An unknown branch answers 500 with an empty body on 3.17 (400 was observed on 3.18); "
+                    "treat any error as not started, but a timeout as unknown."
+                ),
                 "Woodpecker has no idempotency key. Needs push permission.",
             ),
         ),
-        ToolSpec(
-            name="restart_pipeline",
-            title="Restart pipeline",
+        _write(
+            "restart_pipeline",
             group="pipelines",
-            kind="write",
-            admin="never",
-            admin_when=None,
+            annotations=_WRITE_STARTS_BUILD,
             essential=True,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=False, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Re-runs a pipeline from its original commit and config as a new pipeline with its own number; the old one is kept. Not idempotent: each call, a retry included, starts another run. event=deployment plus deploy_to turns the re-run into a deployment.",
+            description=(
+                "Runs a pipeline again from its original commit and config, as a new pipeline with its own "
+                "number; the old one stays. Not idempotent: every call, a repeat or retry included, starts "
+                "another run. event=deployment with deploy_to makes the re-run a deployment."
+            ),
             params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+                _REPO_ID,
+                _NUMBER,
                 Param(
                     "event",
                     "enum",
                     False,
-                    "deployment is the only override Woodpecker allows (anything else is a 400); the repository must allow deployments.",
+                    "deployment, the only override Woodpecker allows (anything else is a 400); the "
+                    "repository must allow deployments.",
                     choices=("deployment",),
                 ),
                 Param(
                     "deploy_to",
                     "string",
                     False,
-                    "Environment name to deploy to; requires event=deployment.",
+                    "The environment to deploy to.",
                     constraints={"minLength": 1, "maxLength": 250, "only_when": "event == 'deployment'"},
                 ),
             ),
@@ -959,505 +995,227 @@ WOODPECKER_TOOLS = Catalogue(
                     "POST",
                     "/api/repos/{repo_id}/pipelines/{number}",
                     query={"event": "event", "deploy_to": "deploy_to"},
-                    success=200,
                 ),
             ),
             notes=(
-                "No body. Send no other query keys: Woodpecker turns every extra query key into a pipeline environment variable.",
-                "Answers the new pipeline (parent = the old number). A blocked pipeline cannot be restarted (400): approve or decline it.",
-                "403 for a deployment when the repository does not allow deployments; 404 when the repository has no owner.",
+                (
+                    "No body. Send no other query keys: Woodpecker turns every extra query key into a "
+                    "pipeline environment variable."
+                ),
+                (
+                    "Answers the new pipeline (parent = the old number). A blocked pipeline cannot be "
+                    "restarted (400): approve or decline it."
+                ),
+                (
+                    "403 for a deployment when the repository does not allow deployments; 404 when the "
+                    "repository has no owner."
+                ),
             ),
         ),
-        ToolSpec(
-            name="cancel_pipeline",
-            title="Cancel pipeline",
+        _write(
+            "cancel_pipeline",
             group="pipelines",
-            kind="write",
-            admin="never",
-            admin_when=None,
+            annotations=_WRITE_IDEMPOTENT,
             essential=True,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Cancels a pending, running or blocked pipeline, killing any step in progress. The record and logs are kept, and restart_pipeline can run it again.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Stops a pending, running or blocked pipeline, killing any step in progress. Its record "
+                "and logs stay, and restart_pipeline can run it again."
             ),
+            params=(_REPO_ID, _NUMBER),
             endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/cancel", success=204),),
             notes=(
-                "Answers 204 (the swagger says 200). 400 when the pipeline is not pending, running or blocked. Needs push permission.",
+                (
+                    "Answers 204 (the swagger says 200). 400 when the pipeline is not pending, running or "
+                    "blocked. Needs push permission."
+                ),
             ),
         ),
-        ToolSpec(
-            name="approve_pipeline",
-            title="Approve pipeline",
+        _write(
+            "approve_pipeline",
             group="pipelines",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("repo_id", "number"),
-                body_bound=False,
-                needs_current_state=False,
-            ),
+            annotations=_WRITE_DESTRUCTIVE,
+            guard=_asks_always("repo_id", "number"),
             untrusted_output=True,
-            description="Lets a pipeline that waits for approval (status blocked) start. Such pipelines typically carry code from a fork, which would then run with this repository's secrets; check get_pipeline_config before approving. Asks a person first.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
+            description=(
+                "Releases a pipeline held for approval (status blocked). Such pipelines usually carry code "
+                "from a fork, which then runs with this repository's secrets: read get_pipeline_config "
+                "before approving. Always asks a person first."
             ),
-            endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/approve", success=200),),
+            params=(_REPO_ID, _NUMBER, _CONFIRM_TOKEN),
+            endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/approve"),),
             notes=(
-                "400 'cannot approve a pipeline with status X' when the pipeline is not blocked, so a repeated approval changes nothing.",
+                (
+                    "400 'cannot approve a pipeline with status X' when the pipeline is not blocked, so a "
+                    "repeated approval changes nothing."
+                ),
                 "The question names only numeric ids; branch, title, message and log text never reach it.",
             ),
         ),
-        ToolSpec(
-            name="decline_pipeline",
-            title="Decline pipeline",
+        _write(
+            "decline_pipeline",
             group="pipelines",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=True),
-            guard=None,
+            annotations=_WRITE_IDEMPOTENT,
             untrusted_output=True,
-            description="Rejects a pipeline that awaits approval; its status becomes declined and none of its steps run. The record stays.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Rejects a pipeline held for approval: its status becomes declined and none of its steps "
+                "run. The record stays."
             ),
-            endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/decline", success=200),),
+            params=(_REPO_ID, _NUMBER),
+            endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/decline"),),
             notes=(
-                "A pipeline that is not blocked answers 500 with an empty body; check its status with get_pipeline when that happens.",
+                (
+                    "A pipeline that is not blocked answers 500 with an empty body; check its status with "
+                    "get_pipeline when that happens."
+                ),
             ),
         ),
-        ToolSpec(
-            name="delete_pipeline",
-            title="Delete pipeline",
+        _write(
+            "delete_pipeline",
             group="pipelines",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("repo_id", "number"),
-                body_bound=False,
-                needs_current_state=False,
+            annotations=_WRITE_DESTRUCTIVE,
+            guard=_asks_always("repo_id", "number"),
+            description=(
+                "Deletes a finished pipeline with everything under it: workflows, steps, logs. Woodpecker "
+                "refuses while it is pending, running or blocked, so cancel or decline it first. Always "
+                "asks a person first."
             ),
-            untrusted_output=False,
-            description="Erases a finished pipeline and all that hangs off it: workflows, steps and logs. Woodpecker refuses while it is pending, running or blocked, so cancel or decline it first. Asks a person first.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
+            params=(_REPO_ID, _NUMBER, _CONFIRM_TOKEN),
             endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/pipelines/{number}", success=204),),
             notes=(
-                "422 'Cannot delete pipeline with status X' for pending, running or blocked. Needs repository admin.",
+                (
+                    "422 'Cannot delete pipeline with status X' for pending, running or blocked. Needs "
+                    "repository admin."
+                ),
             ),
         ),
-        ToolSpec(
-            name="get_step_logs",
-            title="Get step logs",
+        # ---------- logs
+        _read(
+            "get_step_logs",
             group="logs",
-            kind="read",
-            admin="never",
-            admin_when=None,
             essential=True,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Fetches a step's console output decoded to text, plus its exit code. Without further arguments it returns the final 200 lines, since errors usually appear at the end; from=head starts at the top and limit changes the count. Every answer states the window shown and the total line count.",
+            description=(
+                "Returns a step's console output as text, with its exit code. By default the last 200 "
+                "lines, where errors usually are; from=head reads from the top and limit sets the number "
+                "of lines. Every answer states which lines it shows and the total line count."
+            ),
             params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "step_id",
-                    "integer",
-                    True,
-                    "Id of the step as get_pipeline lists it (the step's database id, not its pid).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+                _REPO_ID,
+                _NUMBER,
+                _STEP_ID,
                 Param(
                     "limit",
                     "integer",
                     False,
-                    "Number of lines in the window.",
+                    "How many lines to return.",
                     constraints={"minimum": 1, "maximum": 5000, "default": 200},
                 ),
                 Param(
                     "from",
                     "enum",
                     False,
-                    "tail (default) returns the last lines; head the first ones.",
+                    "tail (default): the last lines; head: the first.",
                     choices=("head", "tail"),
                     constraints={"default": "tail"},
                 ),
             ),
-            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/logs/{number}/{step_id}", success=200),),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/logs/{number}/{step_id}"),),
             notes=(
-                "Answers [LogEntry {id, step_id, time, line, data, type}] or null (no output yet). data is base64 of raw bytes; decode, order by line, join with newlines (the agent stripped one trailing newline per chunk).",
-                "type 0 and 1 are output, 2 carries the exit code, 3 and 4 (metadata, progress) are dropped. An entry is a chunk and may hold several lines.",
+                (
+                    "Answers [LogEntry {id, step_id, time, line, data, type}] or null (no output yet). "
+                    "data is base64 of raw bytes; decode, order by line, join with newlines (the agent "
+                    "stripped one trailing newline per chunk)."
+                ),
+                (
+                    "type 0 and 1 are output, 2 carries the exit code, 3 and 4 (metadata, progress) are "
+                    "dropped. An entry is a chunk and may hold several lines."
+                ),
                 "step_id must belong to that pipeline, otherwise 404.",
-                "Strip terminal control sequences, keep the text after the last carriage return of each line, and cap the text from the end being read (40 000 bytes in the reference) before returning.",
+                (
+                    "Strip terminal control sequences, keep the text after the last carriage return of "
+                    "each line, and cap the text from the end being read (40 000 bytes in the reference) "
+                    "before returning."
+                ),
                 "Log text is whatever the step's container printed.",
             ),
         ),
-        ToolSpec(
-            name="delete_step_logs",
-            title="Delete step logs",
+        _write(
+            "delete_step_logs",
             group="logs",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("repo_id", "number", "step_id"),
-                body_bound=False,
-                needs_current_state=False,
+            annotations=_WRITE_DESTRUCTIVE,
+            guard=_asks_always("repo_id", "number", "step_id"),
+            description=(
+                "Deletes what one step wrote to its log; the step and its result stay. Meant for a log "
+                "that exposed a secret: rotate that secret as well, since anyone with read access may "
+                "already have seen it. Always asks a person first."
             ),
-            untrusted_output=False,
-            description="Erases what one step wrote to its log; the step and its result remain. Meant for a log that exposed a secret, which should be rotated as well, since anyone with read access may already have seen it. Asks a person first.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "step_id",
-                    "integer",
-                    True,
-                    "Id of the step as get_pipeline lists it (the step's database id, not its pid).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
+            params=(_REPO_ID, _NUMBER, _STEP_ID, _CONFIRM_TOKEN),
             endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/logs/{number}/{step_id}", success=204),),
             notes=("422 while the step is pending or running. Needs push permission.",),
         ),
-        ToolSpec(
-            name="delete_pipeline_logs",
-            title="Delete pipeline logs",
+        _write(
+            "delete_pipeline_logs",
             group="logs",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("repo_id", "number"),
-                body_bound=False,
-                needs_current_state=False,
+            annotations=_WRITE_DESTRUCTIVE,
+            guard=_asks_always("repo_id", "number"),
+            description=(
+                "Deletes the logs of every step of a pipeline. The step results stay visible; only the "
+                "output behind them is gone. Always asks a person first."
             ),
-            untrusted_output=False,
-            description="Erases the logs of all steps of a pipeline. Step results remain visible; only the output behind them is gone. Asks a person first.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "number",
-                    "integer",
-                    True,
-                    "The pipeline's number within its repository (as displayed in the web UI), not its global id.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
+            params=(_REPO_ID, _NUMBER, _CONFIRM_TOKEN),
             endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/logs/{number}", success=204),),
             notes=("422 while the pipeline is pending, running or blocked. Needs push permission.",),
         ),
-        ToolSpec(
-            name="list_secrets",
-            title="List secrets",
+        # ---------- secrets
+        _read(
+            "list_secrets",
             group="secrets",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Lists the secrets defined at one level (repository, organization or global): names, events, image filters and notes, no values. Pipelines also receive the other levels' secrets, so one not listed here may still come from elsewhere.",
-            params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+            description=(
+                "Lists the secrets of one level (repository, organization or global): names, events, image "
+                "filters, notes. Values are never returned. Pipelines also get the other levels' secrets, "
+                "so one missing here may still come from elsewhere."
             ),
-            endpoints=(
-                Endpoint(
-                    "GET",
-                    "/api/repos/{repo_id}/secrets",
-                    when="scope == 'repository'",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/orgs/{org_id}/secrets",
-                    when="scope == 'organization'",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/secrets",
-                    when="scope == 'global'",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-            ),
+            params=(*_AT_SCOPE, *_PAGING),
+            endpoints=_at_each_level("GET", "/secrets", query=_PAGING_QUERY),
             notes=(
-                "Repository level needs push permission, organization level organization admin, global level any signed-in user.",
+                (
+                    "Repository level needs push permission, organization level organization admin, global "
+                    "level any signed-in user."
+                ),
                 "The repository list is null when empty; ordered by name.",
                 "Woodpecker strips values; drop any value field anyway.",
             ),
         ),
-        ToolSpec(
-            name="get_secret",
-            title="Get secret",
+        _read(
+            "get_secret",
             group="secrets",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Fetches a secret's settings (events, images, note). The value is never part of any answer, the create call's included.",
-            params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "name",
-                    "string",
-                    True,
-                    "Name of the secret, matched case-sensitively (Deploy_Key is not deploy_key).",
-                    constraints={"minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_.-]+$"},
-                ),
+            description=(
+                "Returns one secret's settings: events, images, note. Its value is never returned, by this "
+                "or any other tool, the create call included."
             ),
-            endpoints=(
-                Endpoint(
-                    "GET", "/api/repos/{repo_id}/secrets/{name}", when="scope == 'repository'", success=200
-                ),
-                Endpoint(
-                    "GET", "/api/orgs/{org_id}/secrets/{name}", when="scope == 'organization'", success=200
-                ),
-                Endpoint("GET", "/api/secrets/{name}", when="scope == 'global'", success=200),
-            ),
+            params=(*_AT_SCOPE, _SECRET_NAME),
+            endpoints=_at_each_level("GET", "/secrets/{name}"),
             notes=("The name is URL-encoded as a single path segment. 404 when absent.",),
         ),
-        ToolSpec(
-            name="create_secret",
-            title="Create secret",
+        _write(
+            "create_secret",
             group="secrets",
-            kind="write",
+            annotations=_WRITE_ADDS,
             admin="instance_scope",
             admin_when="scope=global",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Stores a new secret at one level; keep a copy of the value elsewhere, Woodpecker never shows it again. events has no default and must name at least one event; pull-request builds see the secret only if pull_request is among them. The global level needs an instance admin.",
+            description=(
+                "Stores a new secret at one level. The value is never returned, so keep a copy elsewhere. "
+                "events has no default and needs at least one entry; pull-request pipelines see the secret "
+                "only when pull_request is among them. The global level needs an instance admin."
+            ),
             params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "name",
-                    "string",
-                    True,
-                    "Name of the secret, matched case-sensitively (Deploy_Key is not deploy_key).",
-                    constraints={"minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_.-]+$"},
-                ),
+                *_AT_SCOPE,
+                _SECRET_NAME,
                 Param(
                     "value",
                     "string",
                     True,
-                    "Secret content; it can never be read back.",
+                    "The secret's content; it can never be read back.",
                     constraints={"minLength": 1, "maxLength": 100000},
                 ),
                 Param(
@@ -1465,502 +1223,170 @@ WOODPECKER_TOOLS = Catalogue(
                     "array",
                     True,
                     "Events whose pipelines receive the secret; there is no default.",
-                    constraints={
-                        "items": {
-                            "enum": [
-                                "push",
-                                "pull_request",
-                                "pull_request_closed",
-                                "pull_request_metadata",
-                                "tag",
-                                "release",
-                                "deployment",
-                                "cron",
-                                "manual",
-                            ]
-                        },
-                        "minItems": 1,
-                        "maxItems": 9,
-                        "uniqueItems": True,
-                    },
+                    constraints=_SECRET_EVENTS_RULES,
                 ),
                 Param(
                     "images",
                     "array",
                     False,
-                    "Image names allowed to receive the secret; leave it out or pass [] for no image restriction.",
-                    constraints={
-                        "items": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "maxItems": 50,
-                    },
+                    "Images allowed to receive the secret; leave it out or pass [] for any image.",
+                    constraints=_IMAGES_RULES,
                 ),
                 Param(
                     "note",
                     "string",
                     False,
-                    "Comment kept with the secret (visible in the UI).",
+                    "A comment kept with the secret, shown in the UI.",
                     constraints={"maxLength": 500},
                 ),
             ),
-            endpoints=(
-                Endpoint(
-                    "POST",
-                    "/api/repos/{repo_id}/secrets",
-                    when="scope == 'repository'",
-                    body=("name", "value", "events", "images", "note"),
-                    success=200,
-                ),
-                Endpoint(
-                    "POST",
-                    "/api/orgs/{org_id}/secrets",
-                    when="scope == 'organization'",
-                    body=("name", "value", "events", "images", "note"),
-                    success=200,
-                ),
-                Endpoint(
-                    "POST",
-                    "/api/secrets",
-                    when="scope == 'global'",
-                    body=("name", "value", "events", "images", "note"),
-                    success=200,
-                ),
-            ),
+            endpoints=_at_each_level("POST", "/secrets", body=("name", "value", "events", "images", "note")),
             notes=(
-                "Validation failures (no event, an unknown event, a bad image name) answer 422 at every level; an existing name answers 500, not 409.",
+                (
+                    "Validation failures (no event, an unknown event, a bad image name) answer 422 at "
+                    "every level; an existing name answers 500, not 409."
+                ),
                 "Answers 200 with the secret, value stripped.",
             ),
         ),
-        ToolSpec(
-            name="update_secret",
-            title="Update secret",
+        _write(
+            "update_secret",
             group="secrets",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="instance_scope",
             admin_when="scope=global",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
             guard=GuardRule(
                 when="new_value_or_widening",
-                condition="Asks when value is passed, when events adds a pull_request, pull_request_closed or pull_request_metadata event the secret does not have yet, or when images is [] while the stored list is not empty.",
+                condition=(
+                    "Asks when value is passed, when events adds a pull_request, pull_request_closed or "
+                    "pull_request_metadata event the secret does not have yet, or when images is [] while "
+                    "the stored list is not empty."
+                ),
                 targets=("scope", "repo_id", "org_id", "name"),
                 body_bound=True,
                 needs_current_state=True,
             ),
-            untrusted_output=False,
-            description="Modifies a secret's value, events, images or note; a given events or images list replaces the stored one. A new value, an added pull-request event, or an emptied image list asks a person first; narrowing and note edits take effect immediately. Renaming is not possible.",
+            description=(
+                "Changes a secret's value, events, images or note; an events or images list replaces the "
+                "stored one, and a secret cannot be renamed. Asks a person first for a new value, an added "
+                "pull-request event or an emptied image list; narrowing and notes apply at once. Values "
+                "are never returned. Global level: instance admin."
+            ),
             params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "name",
-                    "string",
-                    True,
-                    "Name of the secret, matched case-sensitively (Deploy_Key is not deploy_key).",
-                    constraints={"minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_.-]+$"},
-                ),
+                *_AT_SCOPE,
+                _SECRET_NAME,
                 Param(
                     "value",
                     "string",
                     False,
-                    "Replacement content; the old value is gone for good.",
+                    "New content, replacing the old for good; asks a person.",
                     constraints={"minLength": 1, "maxLength": 100000},
                 ),
                 Param(
                     "events",
                     "array",
                     False,
-                    "Full event list to store in place of the current one.",
-                    constraints={
-                        "items": {
-                            "enum": [
-                                "push",
-                                "pull_request",
-                                "pull_request_closed",
-                                "pull_request_metadata",
-                                "tag",
-                                "release",
-                                "deployment",
-                                "cron",
-                                "manual",
-                            ]
-                        },
-                        "minItems": 1,
-                        "maxItems": 9,
-                        "uniqueItems": True,
-                    },
+                    "The complete event list to store in place of the current one; adding a pull-request "
+                    "event asks a person.",
+                    constraints=_SECRET_EVENTS_RULES,
                 ),
                 Param(
                     "images",
                     "array",
                     False,
-                    "Full image list to store; [] removes the restriction, which asks a person when one existed.",
-                    constraints={
-                        "items": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "maxItems": 50,
-                    },
+                    "The complete image list to store; [] lifts the restriction, which asks a person when "
+                    "there was one.",
+                    constraints=_IMAGES_RULES,
                 ),
-                Param("note", "string", False, "Replacement comment.", constraints={"maxLength": 500}),
+                Param("note", "string", False, "New comment.", constraints={"maxLength": 500}),
                 _CONFIRM_TOKEN,
             ),
             endpoints=(
-                Endpoint(
+                *_at_each_level(
                     "GET",
-                    "/api/repos/{repo_id}/secrets/{name}",
-                    when="scope == 'repository', and events or images is passed (current lists, for the comparison)",
-                    success=200,
+                    "/secrets/{name}",
+                    also=", and events or images is passed (current lists, for the comparison)",
                 ),
-                Endpoint(
-                    "GET",
-                    "/api/orgs/{org_id}/secrets/{name}",
-                    when="scope == 'organization', and events or images is passed (current lists, for the comparison)",
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/secrets/{name}",
-                    when="scope == 'global', and events or images is passed (current lists, for the comparison)",
-                    success=200,
-                ),
-                Endpoint(
-                    "PATCH",
-                    "/api/repos/{repo_id}/secrets/{name}",
-                    when="scope == 'repository'",
-                    body=("value", "events", "images", "note"),
-                    success=200,
-                ),
-                Endpoint(
-                    "PATCH",
-                    "/api/orgs/{org_id}/secrets/{name}",
-                    when="scope == 'organization'",
-                    body=("value", "events", "images", "note"),
-                    success=200,
-                ),
-                Endpoint(
-                    "PATCH",
-                    "/api/secrets/{name}",
-                    when="scope == 'global'",
-                    body=("value", "events", "images", "note"),
-                    success=200,
-                ),
+                *_at_each_level("PATCH", "/secrets/{name}", body=("value", "events", "images", "note")),
             ),
             notes=(
                 "Woodpecker ignores an empty value and any name in the body.",
                 "Validation answers 422 at repository and organization level but 400 at global level.",
-                "The current secret is read only when events or images is named, and only compared; nothing read goes into the question.",
+                (
+                    "The current secret is read only when events or images is named, and only compared; "
+                    "nothing read goes into the question."
+                ),
                 "A call with nothing to change is an error.",
             ),
         ),
-        ToolSpec(
-            name="delete_secret",
-            title="Delete secret",
+        _write(
+            "delete_secret",
             group="secrets",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="instance_scope",
             admin_when="scope=global",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("scope", "repo_id", "org_id", "name"),
-                body_bound=False,
-                needs_current_state=False,
+            guard=_asks_always("scope", "repo_id", "org_id", "name"),
+            description=(
+                "Deletes a secret. Its value was never readable, so it is lost, and pipelines that use it "
+                "get nothing. The global level needs an instance admin. Always asks a person first."
             ),
-            untrusted_output=False,
-            description="Removes a secret for good: its value was never readable, so it is lost, and pipelines referencing it get nothing. Asks a person first.",
-            params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "name",
-                    "string",
-                    True,
-                    "Name of the secret, matched case-sensitively (Deploy_Key is not deploy_key).",
-                    constraints={"minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_.-]+$"},
-                ),
-                _CONFIRM_TOKEN,
-            ),
-            endpoints=(
-                Endpoint(
-                    "DELETE", "/api/repos/{repo_id}/secrets/{name}", when="scope == 'repository'", success=204
-                ),
-                Endpoint(
-                    "DELETE", "/api/orgs/{org_id}/secrets/{name}", when="scope == 'organization'", success=204
-                ),
-                Endpoint("DELETE", "/api/secrets/{name}", when="scope == 'global'", success=204),
-            ),
+            params=(*_AT_SCOPE, _SECRET_NAME, _CONFIRM_TOKEN),
+            endpoints=_at_each_level("DELETE", "/secrets/{name}", success=204),
             notes=("404 when absent.",),
         ),
-        ToolSpec(
-            name="list_registries",
-            title="List registries",
+        # ---------- registries
+        _read(
+            "list_registries",
             group="registries",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Lists the stored container-registry logins (address, username) of one level; passwords never appear.",
-            params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+            description=(
+                "Lists the container-registry logins stored at one level (address, username). Passwords "
+                "are never returned."
             ),
-            endpoints=(
-                Endpoint(
-                    "GET",
-                    "/api/repos/{repo_id}/registries",
-                    when="scope == 'repository'",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/orgs/{org_id}/registries",
-                    when="scope == 'organization'",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/registries",
-                    when="scope == 'global'",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-            ),
+            params=(*_AT_SCOPE, *_PAGING),
+            endpoints=_at_each_level("GET", "/registries", query=_PAGING_QUERY),
             notes=(
                 'password is always "" in responses. The repository list is null when empty; ordered by id.',
-                "Repository level needs push permission, organization level organization admin, global level any signed-in user.",
+                (
+                    "Repository level needs push permission, organization level organization admin, global "
+                    "level any signed-in user."
+                ),
             ),
         ),
-        ToolSpec(
-            name="get_registry",
-            title="Get registry",
+        _read(
+            "get_registry",
             group="registries",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Fetches the registry login stored for one address; the answer holds the username but no password.",
-            params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "address",
-                    "string",
-                    True,
-                    "Registry host with optional path, e.g. ghcr.io or registry.example.com:5000. It identifies the entry: docker.io and registry-1.docker.io count as two.",
-                    constraints={
-                        "minLength": 1,
-                        "maxLength": 200,
-                        "pattern": "^[A-Za-z0-9.:_-]+(/[A-Za-z0-9._-]+)*$",
-                    },
-                ),
+            description=(
+                "Returns the login stored for one registry address: the username. The password is never "
+                "returned."
             ),
-            endpoints=(
-                Endpoint(
-                    "GET",
-                    "/api/repos/{repo_id}/registries/{address}",
-                    when="scope == 'repository'",
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/orgs/{org_id}/registries/{address}",
-                    when="scope == 'organization'",
-                    success=200,
-                ),
-                Endpoint("GET", "/api/registries/{address}", when="scope == 'global'", success=200),
-            ),
+            params=(*_AT_SCOPE, _REGISTRY_ADDRESS),
+            endpoints=_at_each_level("GET", "/registries/{address}"),
             notes=(
-                "The address travels URL-encoded as one path segment (slashes and colons included). 404 when absent.",
+                (
+                    "The address travels URL-encoded as one path segment (slashes and colons included). "
+                    "404 when absent."
+                ),
             ),
         ),
-        ToolSpec(
-            name="create_registry",
-            title="Create registry",
+        _write(
+            "create_registry",
             group="registries",
-            kind="write",
+            annotations=_WRITE_ADDS,
             admin="instance_scope",
             admin_when="scope=global",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Saves a username and password for a container registry, letting pipelines pull private images from it. The address is the key; the password cannot be read back. The global level needs an instance admin.",
+            description=(
+                "Stores a username and password for a container registry so pipelines can pull private "
+                "images from it. The address is the key; the password is never returned. The global level "
+                "needs an instance admin."
+            ),
             params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "address",
-                    "string",
-                    True,
-                    "Registry host with optional path, e.g. ghcr.io or registry.example.com:5000. It identifies the entry: docker.io and registry-1.docker.io count as two.",
-                    constraints={
-                        "minLength": 1,
-                        "maxLength": 200,
-                        "pattern": "^[A-Za-z0-9.:_-]+(/[A-Za-z0-9._-]+)*$",
-                    },
-                ),
+                *_AT_SCOPE,
+                _REGISTRY_ADDRESS,
                 Param(
                     "username",
                     "string",
                     True,
-                    "Account name at the registry.",
+                    "The account name at the registry.",
                     constraints={"minLength": 1, "maxLength": 2000},
                 ),
                 Param(
@@ -1971,43 +1397,21 @@ WOODPECKER_TOOLS = Catalogue(
                     constraints={"minLength": 1, "maxLength": 100000},
                 ),
             ),
-            endpoints=(
-                Endpoint(
-                    "POST",
-                    "/api/repos/{repo_id}/registries",
-                    when="scope == 'repository'",
-                    body=("address", "username", "password"),
-                    success=200,
-                ),
-                Endpoint(
-                    "POST",
-                    "/api/orgs/{org_id}/registries",
-                    when="scope == 'organization'",
-                    body=("address", "username", "password"),
-                    success=200,
-                ),
-                Endpoint(
-                    "POST",
-                    "/api/registries",
-                    when="scope == 'global'",
-                    body=("address", "username", "password"),
-                    success=200,
-                ),
-            ),
+            endpoints=_at_each_level("POST", "/registries", body=("address", "username", "password")),
             notes=(
-                'Repository level answers 400 on validation and echoes a copy of the request (id 0, password "") rather than the stored row; read it back with get_registry.',
+                (
+                    "Repository level answers 400 on validation and echoes a copy of the request (id 0, "
+                    'password "") rather than the stored row; read it back with get_registry.'
+                ),
                 "Validation answers 422 at organization level and 400 at global level.",
             ),
         ),
-        ToolSpec(
-            name="update_registry",
-            title="Update registry",
+        _write(
+            "update_registry",
             group="registries",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="instance_scope",
             admin_when="scope=global",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
             guard=GuardRule(
                 when="new_password",
                 condition="Asks whenever password is passed.",
@@ -2015,320 +1419,129 @@ WOODPECKER_TOOLS = Catalogue(
                 body_bound=True,
                 needs_current_state=False,
             ),
-            untrusted_output=False,
-            description="Replaces the username and/or password stored for an address; for another address, delete the entry and create a new one. A new password asks a person first; a username alone takes effect immediately.",
+            description=(
+                "Replaces the username and/or password stored for an address; to change the address, "
+                "delete the entry and create another. Asks a person first when a password is passed; a "
+                "username alone applies at once. The password is never returned. The global level needs an "
+                "instance admin."
+            ),
             params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "address",
-                    "string",
-                    True,
-                    "Registry host with optional path, e.g. ghcr.io or registry.example.com:5000. It identifies the entry: docker.io and registry-1.docker.io count as two.",
-                    constraints={
-                        "minLength": 1,
-                        "maxLength": 200,
-                        "pattern": "^[A-Za-z0-9.:_-]+(/[A-Za-z0-9._-]+)*$",
-                    },
-                ),
+                *_AT_SCOPE,
+                _REGISTRY_ADDRESS,
                 Param(
                     "username",
                     "string",
                     False,
-                    "Replacement account name.",
+                    "New account name.",
                     constraints={"minLength": 1, "maxLength": 2000},
                 ),
                 Param(
                     "password",
                     "string",
                     False,
-                    "Replacement password or token; the old one cannot be recovered.",
+                    "New password or token; the old one cannot be recovered. Asks a person.",
                     constraints={"minLength": 1, "maxLength": 100000},
                 ),
                 _CONFIRM_TOKEN,
             ),
             endpoints=(
-                Endpoint(
-                    "PATCH",
-                    "/api/repos/{repo_id}/registries/{address}",
-                    when="scope == 'repository'",
-                    body=("username", "password"),
-                    success=200,
-                ),
-                Endpoint(
-                    "PATCH",
-                    "/api/orgs/{org_id}/registries/{address}",
-                    when="scope == 'organization'",
-                    body=("username", "password"),
-                    success=200,
-                ),
-                Endpoint(
-                    "PATCH",
-                    "/api/registries/{address}",
-                    when="scope == 'global'",
-                    body=("username", "password"),
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/repos/{repo_id}/registries/{address}",
-                    when="scope == 'repository', and after the update (to report the stored entry)",
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/orgs/{org_id}/registries/{address}",
-                    when="scope == 'organization', and after the update (to report the stored entry)",
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/registries/{address}",
-                    when="scope == 'global', and after the update (to report the stored entry)",
-                    success=200,
+                *_at_each_level("PATCH", "/registries/{address}", body=("username", "password")),
+                *_at_each_level(
+                    "GET", "/registries/{address}", also=", and after the update (to report the stored entry)"
                 ),
             ),
             notes=(
                 "Never send address in the body: the organization and global routes would rename the entry.",
-                "Repository level answers 422 on validation and echoes the request, not the stored row; organization level 422, global level 400.",
+                (
+                    "Repository level answers 422 on validation and echoes the request, not the stored "
+                    "row; organization level 422, global level 400."
+                ),
                 "A call with nothing to change is an error.",
             ),
         ),
-        ToolSpec(
-            name="delete_registry",
-            title="Delete registry",
+        _write(
+            "delete_registry",
             group="registries",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="instance_scope",
             admin_when="scope=global",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("scope", "repo_id", "org_id", "address"),
-                body_bound=False,
-                needs_current_state=False,
+            guard=_asks_always("scope", "repo_id", "org_id", "address"),
+            description=(
+                "Deletes the login stored for a registry address; pulling private images from it fails "
+                "afterwards. The global level needs an instance admin. Always asks a person first."
             ),
-            untrusted_output=False,
-            description="Removes the login stored for a registry address; private-image pulls from it fail afterwards. Asks a person first.",
-            params=(
-                Param(
-                    "scope",
-                    "enum",
-                    True,
-                    "Where the entry lives: repository (give repo_id), organization (give org_id) or global (no id).",
-                    choices=("repository", "organization", "global"),
-                ),
-                Param(
-                    "repo_id",
-                    "integer",
-                    False,
-                    "Repository id; needed for scope=repository and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'repository'",
-                    },
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Organization id; needed for scope=organization and not accepted with another scope.",
-                    constraints={
-                        "minimum": 1,
-                        "maximum": 9007199254740991,
-                        "required_when": "scope == 'organization'",
-                    },
-                ),
-                Param(
-                    "address",
-                    "string",
-                    True,
-                    "Registry host with optional path, e.g. ghcr.io or registry.example.com:5000. It identifies the entry: docker.io and registry-1.docker.io count as two.",
-                    constraints={
-                        "minLength": 1,
-                        "maxLength": 200,
-                        "pattern": "^[A-Za-z0-9.:_-]+(/[A-Za-z0-9._-]+)*$",
-                    },
-                ),
-                _CONFIRM_TOKEN,
-            ),
-            endpoints=(
-                Endpoint(
-                    "DELETE",
-                    "/api/repos/{repo_id}/registries/{address}",
-                    when="scope == 'repository'",
-                    success=204,
-                ),
-                Endpoint(
-                    "DELETE",
-                    "/api/orgs/{org_id}/registries/{address}",
-                    when="scope == 'organization'",
-                    success=204,
-                ),
-                Endpoint("DELETE", "/api/registries/{address}", when="scope == 'global'", success=204),
-            ),
+            params=(*_AT_SCOPE, _REGISTRY_ADDRESS, _CONFIRM_TOKEN),
+            endpoints=_at_each_level("DELETE", "/registries/{address}", success=204),
             notes=("404 when absent.",),
         ),
-        ToolSpec(
-            name="list_crons",
-            title="List crons",
+        # ---------- crons
+        _read(
+            "list_crons",
             group="crons",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Lists a repository's scheduled jobs: schedule, branch, time zone, whether enabled, and when each fires next.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+            description=(
+                "Lists a repository's cron jobs: schedule, branch, time zone, whether enabled, and when "
+                "each fires next."
             ),
-            endpoints=(
-                Endpoint(
-                    "GET",
-                    "/api/repos/{repo_id}/cron",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-            ),
+            params=(_REPO_ID, *_PAGING),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/cron", query=_PAGING_QUERY),),
             notes=(
-                "null when there are none; ordered by name; next_exec is Unix seconds. Needs push permission.",
-                "Names and branches are written by people with push access; the name also becomes the message of the pipelines the job starts.",
+                (
+                    "null when there are none; ordered by name; next_exec is Unix seconds. Needs push "
+                    "permission."
+                ),
+                (
+                    "Names and branches are written by people with push access; the name also becomes the "
+                    "message of the pipelines the job starts."
+                ),
             ),
         ),
-        ToolSpec(
-            name="get_cron",
-            title="Get cron",
+        _read(
+            "get_cron",
             group="crons",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Fetches a single cron job with all its fields, variables included.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "cron_id",
-                    "integer",
-                    True,
-                    "Cron job id, as list_crons shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-            ),
-            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/cron/{cron_id}", success=200),),
+            description="Returns one cron job with all its fields, variables included.",
+            params=(_REPO_ID, _CRON_ID),
+            endpoints=(Endpoint("GET", "/api/repos/{repo_id}/cron/{cron_id}"),),
             notes=("A non-numeric id answers 400, an unknown one 404. Needs push permission.",),
         ),
-        ToolSpec(
-            name="create_cron",
-            title="Create cron",
+        _write(
+            "create_cron",
             group="crons",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Adds an enabled scheduled job for a repository. Pipelines it starts carry event cron: steps filtered to other events are skipped, and secrets limited to other events are absent.",
+            annotations=_WRITE_ADDS,
+            description=(
+                "Adds an enabled cron job to a repository. Its pipelines have event cron: steps limited to "
+                "other events are skipped, and secrets limited to other events are missing."
+            ),
             params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+                _REPO_ID,
                 Param(
                     "name",
                     "string",
                     True,
-                    "Job name; must be unique in the repository.",
+                    "The job's name, unique within the repository.",
                     constraints={"minLength": 1, "maxLength": 250},
                 ),
-                Param(
-                    "schedule",
-                    "string",
-                    True,
-                    "When to run: crontab syntax with five fields (minute hour day month weekday; '30 2 * * 1' is Mondays 02:30), one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly, or @every with a Go duration (@every 6h). Seconds are not supported.",
-                    constraints={"minLength": 1, "maxLength": 200},
-                ),
+                _SCHEDULE,
                 Param(
                     "branch",
                     "string",
                     False,
-                    "Branch to build, which must exist in the forge; without it, whatever the default branch is when the job fires.",
-                    constraints={"minLength": 1, "maxLength": 250, "pattern": "^[^\\s\\\\~^:?*\\[\\]]+$"},
+                    "The branch to build; it must exist in the forge. Without it, whatever the default "
+                    "branch is when the job fires.",
+                    constraints=_BRANCH_RULES,
                 ),
                 Param(
                     "timezone",
                     "string",
                     False,
-                    "Zone name such as Europe/Berlin, default UTC. Servers on the stock container image lack zone data and reject anything but UTC ('unknown time zone').",
+                    "Zone name such as Europe/Berlin, UTC by default. Servers on the stock container image "
+                    "have no zone data and refuse anything but UTC ('unknown time zone').",
                     constraints={
                         "default": "UTC",
                         "minLength": 1,
                         "maxLength": 100,
-                        "pattern": "^[A-Za-z0-9_+\\-/]+$",
+                        "pattern": _TIMEZONE_PATTERN,
                     },
                 ),
             ),
@@ -2337,234 +1550,144 @@ WOODPECKER_TOOLS = Catalogue(
                     "POST",
                     "/api/repos/{repo_id}/cron",
                     body=("name", "schedule", "branch", "timezone", "enabled=true"),
-                    success=200,
                 ),
             ),
             notes=(
                 "Always send enabled: true; since 3.13 an omitted enabled creates a disabled job.",
-                "Validation answers 422, an unparsable schedule 400, a branch missing in the forge 400, a duplicate name 409. A six-field expression fails with 'expected exactly 5 fields, found 6'.",
+                (
+                    "Validation answers 422, an unparsable schedule 400, a branch missing in the forge "
+                    "400, a duplicate name 409. A six-field expression fails with 'expected exactly 5 "
+                    "fields, found 6'."
+                ),
             ),
         ),
-        ToolSpec(
-            name="update_cron",
-            title="Update cron",
+        _write(
+            "update_cron",
             group="crons",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=None,
+            annotations=_WRITE_DESTRUCTIVE,
             untrusted_output=True,
-            description="Edits a cron job's name, schedule, branch, time zone or enabled flag, leaving other fields alone. Set enabled=false to suspend the job but keep its definition.",
+            description=(
+                "Changes a cron job's name, schedule, branch, time zone or enabled flag; fields not passed "
+                "stay as they are. enabled=false pauses the job and keeps its definition."
+            ),
             params=(
+                _REPO_ID,
+                _CRON_ID,
                 Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
+                    "name", "string", False, "New job name.", constraints={"minLength": 1, "maxLength": 250}
                 ),
-                Param(
-                    "cron_id",
-                    "integer",
-                    True,
-                    "Cron job id, as list_crons shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "name",
-                    "string",
-                    False,
-                    "Replacement job name.",
-                    constraints={"minLength": 1, "maxLength": 250},
-                ),
-                Param(
-                    "schedule",
-                    "string",
-                    False,
-                    "When to run: crontab syntax with five fields (minute hour day month weekday; '30 2 * * 1' is Mondays 02:30), one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly, or @every with a Go duration (@every 6h). Seconds are not supported.",
-                    constraints={"minLength": 1, "maxLength": 200},
-                ),
+                _optional(_SCHEDULE),
                 Param(
                     "branch",
                     "string",
                     False,
-                    "Replacement branch, which must exist in the forge.",
-                    constraints={"minLength": 1, "maxLength": 250, "pattern": "^[^\\s\\\\~^:?*\\[\\]]+$"},
+                    "New branch; it must exist in the forge.",
+                    constraints=_BRANCH_RULES,
                 ),
                 Param(
                     "timezone",
                     "string",
                     False,
-                    "Replacement zone name such as Europe/Berlin; the stock server image knows only UTC ('unknown time zone' otherwise).",
-                    constraints={"minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_+\\-/]+$"},
+                    "New zone name such as Europe/Berlin; the stock server image knows only UTC ('unknown "
+                    "time zone' otherwise).",
+                    constraints={"minLength": 1, "maxLength": 100, "pattern": _TIMEZONE_PATTERN},
                 ),
-                Param("enabled", "boolean", False, "false suspends the job; true reactivates it."),
+                Param("enabled", "boolean", False, "false pauses the job; true resumes it."),
             ),
             endpoints=(
                 Endpoint(
                     "PATCH",
                     "/api/repos/{repo_id}/cron/{cron_id}",
                     body=("name", "schedule", "branch", "timezone", "enabled"),
-                    success=200,
                 ),
             ),
             notes=(
-                "Woodpecker ignores blank strings. A bad schedule or time zone answers 400, a missing branch 400, failed final validation 422.",
-                "The caller becomes the job's creator_id; next_exec is recomputed when schedule or time zone change or the job is re-enabled.",
+                (
+                    "Woodpecker ignores blank strings. A bad schedule or time zone answers 400, a missing "
+                    "branch 400, failed final validation 422."
+                ),
+                (
+                    "The caller becomes the job's creator_id; next_exec is recomputed when schedule or "
+                    "time zone change or the job is re-enabled."
+                ),
                 "A call with nothing to change is an error.",
             ),
         ),
-        ToolSpec(
-            name="run_cron",
-            title="Run cron",
+        _write(
+            "run_cron",
             group="crons",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=False, open_world=True),
-            guard=None,
+            annotations=_WRITE_STARTS_BUILD,
             untrusted_output=True,
-            description="Starts the pipeline a cron job would start, immediately and as a cron event, leaving the schedule as it is; handy for testing a job before it fires. Not idempotent: every call, a retry included, starts another run.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "cron_id",
-                    "integer",
-                    True,
-                    "Cron job id, as list_crons shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Starts a cron job's pipeline now, as a cron event, leaving the schedule alone; a way to "
+                "test a job before it fires. Not idempotent: every call, a repeat or retry included, "
+                "starts another run."
             ),
-            endpoints=(Endpoint("POST", "/api/repos/{repo_id}/cron/{cron_id}", success=200),),
+            params=(_REPO_ID, _CRON_ID),
+            endpoints=(Endpoint("POST", "/api/repos/{repo_id}/cron/{cron_id}"),),
             notes=(
-                "No body. 200 with the new pipeline; 204 when the config filtered everything out (report that no pipeline was created).",
+                (
+                    "No body. 200 with the new pipeline; 204 when the config filtered everything out "
+                    "(report that no pipeline was created)."
+                ),
                 "Forge or branch errors answer 500 with a text body.",
             ),
         ),
-        ToolSpec(
-            name="delete_cron",
-            title="Delete cron",
+        _write(
+            "delete_cron",
             group="crons",
-            kind="write",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("repo_id", "cron_id"),
-                body_bound=False,
-                needs_current_state=False,
+            annotations=_WRITE_DESTRUCTIVE,
+            guard=_asks_always("repo_id", "cron_id"),
+            description=(
+                "Deletes a cron job. Nothing will report the runs that stop happening; to pause it "
+                "instead, use update_cron with enabled=false. Always asks a person first."
             ),
-            untrusted_output=False,
-            description="Removes a scheduled job. No alert will mention the runs that stop happening; to suspend instead, use update_cron with enabled=false. Asks a person first.",
-            params=(
-                Param(
-                    "repo_id",
-                    "integer",
-                    True,
-                    "Repository id (a number, not owner/name; lookup_repository resolves names).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "cron_id",
-                    "integer",
-                    True,
-                    "Cron job id, as list_crons shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
+            params=(_REPO_ID, _CRON_ID, _CONFIRM_TOKEN),
             endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/cron/{cron_id}", success=204),),
             notes=("404 when absent. Needs push permission.",),
         ),
-        ToolSpec(
-            name="list_organizations",
-            title="List organizations",
+        # ---------- organizations
+        _read(
+            "list_organizations",
             group="organizations",
-            kind="read",
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Lists the organizations stored on the instance. Instance admin only. Personal accounts, which Woodpecker also keeps as organizations, are not included; lookup_organization finds one by name.",
-            params=(
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+            description=(
+                "Lists the organizations stored on the instance. Instance admin only. Personal accounts, "
+                "which Woodpecker also keeps as organizations, are left out; lookup_organization finds one "
+                "by name."
             ),
-            endpoints=(
-                Endpoint("GET", "/api/orgs", query={"page": "page", "perPage": "per_page"}, success=200),
-            ),
+            params=_PAGING,
+            endpoints=(Endpoint("GET", "/api/orgs", query=_PAGING_QUERY),),
             notes=("Only entries with is_user=false; ordered by id; null when empty.",),
         ),
-        ToolSpec(
-            name="get_organization",
-            title="Get organization",
+        _read(
+            "get_organization",
             group="organizations",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Fetches an organization by id: name, forge, and whether it stands for a personal account.",
-            params=(
-                Param(
-                    "org_id",
-                    "integer",
-                    True,
-                    "Organization id; lookup_organization finds it by name.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
+            description=(
+                "Returns an organization by id: name, forge, and whether it stands for a personal account."
+            ),
+            params=(_ORG_ID,),
+            endpoints=(Endpoint("GET", "/api/orgs/{org_id}"),),
+            notes=(
+                (
+                    "Needs membership (instance admins always pass). A single object, although the swagger "
+                    "declares an array."
                 ),
             ),
-            endpoints=(Endpoint("GET", "/api/orgs/{org_id}", success=200),),
-            notes=(
-                "Needs membership (instance admins always pass). A single object, although the swagger declares an array.",
-            ),
         ),
-        ToolSpec(
-            name="lookup_organization",
-            title="Lookup organization",
+        _read(
+            "lookup_organization",
             group="organizations",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Finds an organization (or personal account) by its forge name and returns it with its id, which the organization-level secret, registry and agent calls take.",
+            description=(
+                "Finds an organization, or a personal account, by its name in the forge and returns it "
+                "with the id that organization-level secret, registry and agent calls take."
+            ),
             params=(
                 Param(
                     "name",
                     "string",
                     True,
-                    "Organization name in the forge; GitLab subgroups use slashes.",
+                    "The organization's name in the forge; GitLab subgroups contain slashes.",
                     constraints={
                         "minLength": 1,
                         "maxLength": 200,
@@ -2572,167 +1695,98 @@ WOODPECKER_TOOLS = Catalogue(
                     },
                 ),
             ),
-            endpoints=(Endpoint("GET", "/api/orgs/lookup/{name}", success=200),),
+            endpoints=(Endpoint("GET", "/api/orgs/lookup/{name}"),),
             notes=(
-                "Searched within the caller's forge. 404 for an unknown name, and for a private organization unless the caller is an instance admin or it is the caller's own.",
+                (
+                    "Searched within the caller's forge. 404 for an unknown name, and for a private "
+                    "organization unless the caller is an instance admin or it is the caller's own."
+                ),
                 "Wildcard route; slashes may travel literally.",
             ),
         ),
-        ToolSpec(
-            name="get_organization_permissions",
-            title="Get organization permissions",
+        _read(
+            "get_organization_permissions",
             group="organizations",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Tells whether this account is a member, and an admin, of an organization; managing its secrets, registries and agents takes admin.",
-            params=(
-                Param(
-                    "org_id",
-                    "integer",
-                    True,
-                    "Organization id; lookup_organization finds it by name.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Tells whether this account is a member, and an admin, of an organization; managing its "
+                "secrets, registries and agents needs admin."
             ),
-            endpoints=(Endpoint("GET", "/api/orgs/{org_id}/permissions", success=200),),
+            params=(_ORG_ID,),
+            endpoints=(Endpoint("GET", "/api/orgs/{org_id}/permissions"),),
             notes=("Answers {member, admin}, a single object (the swagger says array).",),
         ),
-        ToolSpec(
-            name="delete_organization",
-            title="Delete organization",
+        _write(
+            "delete_organization",
             group="organizations",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("org_id",),
-                body_bound=False,
-                needs_current_state=False,
+            guard=_asks_always("org_id"),
+            description=(
+                "Deletes an organization and everything stored at its level in Woodpecker: secrets, "
+                "registries, agents. The forge and the repositories stay, but their pipelines lose those "
+                "secrets. Instance admin only. Always asks a person first."
             ),
-            untrusted_output=False,
-            description="Removes an organization and everything defined at its level in Woodpecker (secrets, registries, agents). The forge is unaffected and the repositories remain, yet their pipelines lose those organization secrets. Instance admin only; asks a person first.",
-            params=(
-                Param(
-                    "org_id",
-                    "integer",
-                    True,
-                    "Organization id; lookup_organization finds it by name.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
+            params=(_ORG_ID, _CONFIRM_TOKEN),
             endpoints=(Endpoint("DELETE", "/api/orgs/{org_id}", success=204),),
             notes=("Needs organization admin and instance admin.",),
         ),
-        ToolSpec(
-            name="get_current_user",
-            title="Get current user",
+        # ---------- account
+        _read(
+            "get_current_user",
             group="account",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Identifies the Woodpecker account behind the configured token and states whether it has instance-admin rights. Start here to diagnose a 401 or 403.",
-            params=(),
-            endpoints=(Endpoint("GET", "/api/user", success=200),),
+            description=(
+                "Shows which Woodpecker account the configured token belongs to and whether it is an "
+                "instance admin. The first check for a 401 or 403."
+            ),
+            endpoints=(Endpoint("GET", "/api/user"),),
             notes=("admin is omitted from the JSON when false; report it as false.",),
         ),
-        ToolSpec(
-            name="get_pipeline_feed",
-            title="Get pipeline feed",
+        _read(
+            "get_pipeline_feed",
             group="account",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Gives a one-call overview: for each active repository this account can push to, its most recent pipeline, sparing one list_pipelines call per repository.",
-            params=(),
-            endpoints=(Endpoint("GET", "/api/user/feed", query={"latest": "=true"}, success=200),),
+            description=(
+                "One-call overview: the latest pipeline of every active repository this account can push "
+                "to, instead of one list_pipelines call per repository."
+            ),
+            endpoints=(Endpoint("GET", "/api/user/feed", query={"latest": "=true"}),),
             notes=(
-                "latest=true gives one entry per active repository with push or admin access, ordered by full_name; a repository without pipelines appears with empty pipeline fields.",
-                "Without latest Woodpecker returns the 50 newest pipelines instead, and null when there are none.",
+                (
+                    "latest=true gives one entry per active repository with push or admin access, ordered "
+                    "by full_name; a repository without pipelines appears with empty pipeline fields."
+                ),
+                (
+                    "Without latest Woodpecker returns the 50 newest pipelines instead, and null when "
+                    "there are none."
+                ),
             ),
         ),
-        ToolSpec(
-            name="list_users",
-            title="List users",
+        # ---------- users
+        _read(
+            "list_users",
             group="users",
-            kind="read",
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Lists all Woodpecker accounts. Instance admin only. Accounts come into being on first sign-in or through create_user, so the list covers every past user of the instance.",
-            params=(
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+            description=(
+                "Lists every Woodpecker account. Instance admin only. Accounts appear at first sign-in or "
+                "through create_user, so everyone who ever used the instance is listed."
             ),
-            endpoints=(
-                Endpoint("GET", "/api/users", query={"page": "page", "perPage": "per_page"}, success=200),
-            ),
+            params=_PAGING,
+            endpoints=(Endpoint("GET", "/api/users", query=_PAGING_QUERY),),
             notes=("Ordered by login; null when empty.",),
         ),
-        ToolSpec(
-            name="get_user",
-            title="Get user",
+        _read(
+            "get_user",
             group="users",
-            kind="read",
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Fetches one account, identified by login and forge. Instance admin only.",
+            description="Returns one account, by login and forge. Instance admin only.",
             params=(
-                Param(
-                    "login",
-                    "string",
-                    True,
-                    "The account's login name in the forge.",
-                    constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9._-]+$"},
-                ),
-                Param(
-                    "forge_id",
-                    "integer",
-                    True,
-                    "Id of the account's forge (see list_users or list_forges; 1 when the instance has a single forge). Logins can repeat across forges.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+                _LOGIN,
+                _USER_FORGE_ID,
                 Param(
                     "forge_remote_id",
                     "string",
                     False,
-                    "User id on the forge side, to pick the right account should a login be ambiguous.",
+                    "The user's id on the forge, to pick the right account when a login is ambiguous.",
                     constraints={"minLength": 1, "maxLength": 200},
                 ),
             ),
@@ -2741,22 +1795,20 @@ WOODPECKER_TOOLS = Catalogue(
                     "GET",
                     "/api/users/{login}",
                     query={"forge_id": "forge_id", "forge_remote_id": "forge_remote_id"},
-                    success=200,
                 ),
             ),
             notes=(
-                "Woodpecker would default a missing forge_id to 1; the tool requires it so the account is never ambiguous. 404 when absent.",
+                (
+                    "Woodpecker would default a missing forge_id to 1; the tool requires it so the account "
+                    "is never ambiguous. 404 when absent."
+                ),
             ),
         ),
-        ToolSpec(
-            name="create_user",
-            title="Create user",
+        _write(
+            "create_user",
             group="users",
-            kind="write",
+            annotations=_WRITE_IDEMPOTENT,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=True),
             guard=GuardRule(
                 when="grants_admin",
                 condition="Asks when admin is passed as true.",
@@ -2764,64 +1816,68 @@ WOODPECKER_TOOLS = Catalogue(
                 body_bound=True,
                 needs_current_state=False,
             ),
-            untrusted_output=False,
-            description="Adds a Woodpecker account for a forge user who has not signed in yet; the forge is not touched. Spell the login exactly as the forge does, otherwise the real sign-in later creates a separate account and this one stays unused. admin=true makes it an instance admin and asks a person first.",
+            description=(
+                "Creates a Woodpecker account for a forge user who has not signed in yet; the forge is not "
+                "touched. Spell the login exactly as the forge does, or the real sign-in makes a second "
+                "account and this one stays unused. Instance admin only. Asks a person first only when "
+                "admin=true (a new instance admin)."
+            ),
             params=(
-                Param(
-                    "login",
-                    "string",
-                    True,
-                    "Login name, spelled exactly as in the forge.",
-                    constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9._-]+$"},
-                ),
+                _LOGIN,
                 Param(
                     "email",
                     "string",
                     False,
-                    "Contact address for the account.",
+                    "Contact address.",
                     constraints={"maxLength": 500, "format": "email"},
                 ),
                 Param(
                     "admin",
                     "boolean",
                     False,
-                    "true creates it as an instance admin, with power over all repositories, secrets and agents; this asks a person.",
+                    "true makes it an instance admin, with power over every repository, secret and agent; "
+                    "asks a person.",
                     constraints={"default": False},
                 ),
                 _CONFIRM_TOKEN,
             ),
             endpoints=(
-                Endpoint("POST", "/api/users", body=("login", "email"), success=200),
+                Endpoint("POST", "/api/users", body=("login", "email")),
                 Endpoint(
                     "GET",
                     "/api/users/{login}",
                     when="admin == true (after the create)",
                     query={"forge_id": "=1"},
-                    success=200,
                 ),
                 Endpoint(
                     "PATCH",
                     "/api/users/{login}",
                     when="admin == true (after the create)",
                     body=("login", "email", "avatar_url", "admin", "forge_id", "forge_remote_id"),
-                    success=200,
                 ),
             ),
             notes=(
-                "Woodpecker's POST ignores admin; setting it takes update_user's read-modify-write right after the create, and nothing is created before the approval. If that second step fails, say the account exists without admin.",
-                'A pre-created account gets forge_id 1 and forge_remote_id "0"; (forge_id, forge_remote_id) is unique, so a second pre-created account on the same forge collides with the first (500).',
-                "A login outside [a-zA-Z0-9-_.] or longer than 250 characters answers 400; an existing login on the same forge answers 500, so a repeated call changes nothing.",
+                (
+                    "Woodpecker's POST ignores admin; setting it takes update_user's read-modify-write "
+                    "right after the create, and nothing is created before the approval. If that second "
+                    "step fails, say the account exists without admin."
+                ),
+                (
+                    'A pre-created account gets forge_id 1 and forge_remote_id "0"; (forge_id, '
+                    "forge_remote_id) is unique, so a second pre-created account on the same forge "
+                    "collides with the first (500)."
+                ),
+                (
+                    "A login outside [a-zA-Z0-9-_.] or longer than 250 characters answers 400; an existing "
+                    "login on the same forge answers 500, so a repeated call changes nothing."
+                ),
             ),
         ),
-        ToolSpec(
-            name="update_user",
-            title="Update user",
+        _write(
+            "update_user",
             group="users",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
             guard=GuardRule(
                 when="grants_admin",
                 condition="Asks when admin is passed as true.",
@@ -2829,28 +1885,19 @@ WOODPECKER_TOOLS = Catalogue(
                 body_bound=True,
                 needs_current_state=False,
             ),
-            untrusted_output=False,
-            description="Edits an account's email or instance-admin flag; what is not passed keeps its stored value. Instance admin only. Granting admin gives away control of the whole instance and asks a person first; revoking it or correcting the email takes effect immediately.",
+            description=(
+                "Changes an account's email or instance-admin flag; anything not passed keeps its value. "
+                "Instance admin only. Granting admin (admin=true) hands over the whole instance and asks a "
+                "person first; revoking it or fixing the email applies at once."
+            ),
             params=(
-                Param(
-                    "login",
-                    "string",
-                    True,
-                    "Login name of the account to edit.",
-                    constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9._-]+$"},
-                ),
-                Param(
-                    "forge_id",
-                    "integer",
-                    True,
-                    "Id of the account's forge (see list_users or list_forges; 1 when the instance has a single forge). Logins can repeat across forges.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+                _LOGIN,
+                _USER_FORGE_ID,
                 Param(
                     "email",
                     "string",
                     False,
-                    "Replacement contact address.",
+                    "New contact address.",
                     constraints={"maxLength": 500, "format": "email"},
                 ),
                 Param(
@@ -2864,227 +1911,126 @@ WOODPECKER_TOOLS = Catalogue(
                     "/api/users/{login}",
                     when="before the update (current record)",
                     query={"forge_id": "forge_id"},
-                    success=200,
                 ),
                 Endpoint(
                     "PATCH",
                     "/api/users/{login}",
                     body=("login", "email", "avatar_url", "admin", "forge_id", "forge_remote_id"),
-                    success=200,
                 ),
                 Endpoint(
                     "GET",
                     "/api/users/{login}",
                     when="after the update (report the stored record)",
                     query={"forge_id": "forge_id"},
-                    success=200,
                 ),
             ),
             notes=(
-                "PATCH overwrites login, email, avatar_url and admin from the body and finds the row by forge_id and forge_remote_id first: send the complete current record with the changes merged, or the account is blanked.",
+                (
+                    "PATCH overwrites login, email, avatar_url and admin from the body and finds the row "
+                    "by forge_id and forge_remote_id first: send the complete current record with the "
+                    "changes merged, or the account is blanked."
+                ),
                 "The PATCH answer echoes the request; read the account again to report it.",
                 "409 on a store conflict. A call with nothing to change is an error.",
             ),
         ),
-        ToolSpec(
-            name="delete_user",
-            title="Delete user",
+        _write(
+            "delete_user",
             group="users",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("login", "forge_id"),
-                body_bound=False,
-                needs_current_state=False,
+            guard=_asks_always("login", "forge_id"),
+            description=(
+                "Deletes a Woodpecker account. Instance admin only. Repositories it owns lose the forge "
+                "token Woodpecker uses for them, so their pipelines stop being triggered; hand them over "
+                "with chown_repository first. Always asks a person first."
             ),
-            untrusted_output=False,
-            description="Removes a Woodpecker account. Instance admin only. Any repository it owns loses the forge token Woodpecker uses for it, so its pipelines stop being triggered; hand those repositories over with chown_repository beforehand. Asks a person first.",
-            params=(
-                Param(
-                    "login",
-                    "string",
-                    True,
-                    "Login name of the account to remove.",
-                    constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9._-]+$"},
-                ),
-                Param(
-                    "forge_id",
-                    "integer",
-                    True,
-                    "Id of the account's forge (see list_users or list_forges; 1 when the instance has a single forge). Logins can repeat across forges.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
+            params=(_LOGIN, _USER_FORGE_ID, _CONFIRM_TOKEN),
             endpoints=(
                 Endpoint("DELETE", "/api/users/{login}", query={"forge_id": "forge_id"}, success=204),
             ),
             notes=("404 when absent.",),
         ),
-        ToolSpec(
-            name="list_agents",
-            title="List agents",
+        # ---------- agents
+        _read(
+            "list_agents",
             group="agents",
-            kind="read",
             admin="instance_scope",
             admin_when="org_id omitted",
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Shows the build agents and their state (platform, backend, capacity, version, labels, last contact); check it when pipelines stay pending. Without org_id: the instance's agents (instance admin); with org_id: that organization's (organization admin). Tokens are masked.",
-            params=(
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "Show this organization's agents instead of the instance's.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+            description=(
+                "Lists build agents and their state (platform, backend, capacity, version, labels, last "
+                "contact); look here when pipelines stay pending. Without org_id the instance's agents "
+                "(instance admin), with it that organization's (organization admin). Tokens are masked."
             ),
+            params=(_AGENT_ORG_ID, *_PAGING),
             endpoints=(
-                Endpoint(
-                    "GET",
-                    "/api/agents",
-                    when="org_id is omitted",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
-                Endpoint(
-                    "GET",
-                    "/api/orgs/{org_id}/agents",
-                    when="org_id is passed",
-                    query={"page": "page", "perPage": "per_page"},
-                    success=200,
-                ),
+                Endpoint("GET", "/api/agents", when="org_id is omitted", query=_PAGING_QUERY),
+                Endpoint("GET", "/api/orgs/{org_id}/agents", when="org_id is passed", query=_PAGING_QUERY),
             ),
             notes=(
-                "Woodpecker returns every agent's token in clear text: replace it with a redaction marker (keep the key, so it does not read as 'no token').",
-                "null when empty. The organization route exists only when the server allows user-registered agents. org_id -1 in a record marks an instance agent.",
-            ),
-        ),
-        ToolSpec(
-            name="get_agent",
-            title="Get agent",
-            group="agents",
-            kind="read",
-            admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Fetches one agent with its token masked. Instance admin only. Tokens cannot be re-issued: replacing a lost one means delete_agent followed by create_agent.",
-            params=(
-                Param(
-                    "agent_id",
-                    "integer",
-                    True,
-                    "Agent id, as list_agents shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
+                (
+                    "Woodpecker returns every agent's token in clear text: replace it with a redaction "
+                    "marker (keep the key, so it does not read as 'no token')."
+                ),
+                (
+                    "null when empty. The organization route exists only when the server allows "
+                    "user-registered agents. org_id -1 in a record marks an instance agent."
                 ),
             ),
-            endpoints=(Endpoint("GET", "/api/agents/{agent_id}", success=200),),
+        ),
+        _read(
+            "get_agent",
+            group="agents",
+            admin="always",
+            description=(
+                "Returns one agent, its token masked. Instance admin only. Tokens cannot be issued again: "
+                "replacing a lost one takes delete_agent, then create_agent."
+            ),
+            params=(_AGENT_ID,),
+            endpoints=(Endpoint("GET", "/api/agents/{agent_id}"),),
             notes=("The API returns the token in clear text; redact it.",),
         ),
-        ToolSpec(
-            name="list_agent_tasks",
-            title="List agent tasks",
+        _read(
+            "list_agent_tasks",
             group="agents",
-            kind="read",
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Shows the workflows an agent is executing at this moment, with their pipeline and repository ids, e.g. to decide what to cancel. Instance admin only.",
-            params=(
-                Param(
-                    "agent_id",
-                    "integer",
-                    True,
-                    "Agent id, as list_agents shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Lists the workflows an agent is running right now, with their pipeline and repository "
+                "ids, e.g. to decide what to cancel. Instance admin only."
             ),
-            endpoints=(Endpoint("GET", "/api/agents/{agent_id}/tasks", success=200),),
+            params=(_AGENT_ID,),
+            endpoints=(Endpoint("GET", "/api/agents/{agent_id}/tasks"),),
             notes=("null when the agent is idle.", "Task names and labels come from pipeline configs."),
         ),
-        ToolSpec(
-            name="create_agent",
-            title="Create agent",
+        _write(
+            "create_agent",
             group="agents",
-            kind="write",
+            annotations=_WRITE_ADDS,
             admin="instance_scope",
             admin_when="org_id omitted",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Creates an agent record and hands back its token once. Whoever holds the token can attach a machine that receives pipelines and their secrets: place it in the agent's configuration and nowhere else. An org_id restricts the agent to that organization's pipelines. Every call makes one more agent.",
+            description=(
+                "Creates an agent and returns its token, once only. Whoever holds the token can attach a "
+                "machine that receives pipelines and their secrets: put it in the agent's configuration, "
+                "nowhere else. With org_id the agent serves only that organization's pipelines "
+                "(organization admin); without, instance admin. Every call adds an agent."
+            ),
             params=(
-                Param(
-                    "name",
-                    "string",
-                    True,
-                    "Name shown for the agent.",
-                    constraints={"minLength": 1, "maxLength": 250},
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "For an agent bound to one organization: selects the organization route, open to that organization's admins. Without it the instance route is used (instance admin).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+                _AGENT_NAME,
+                _AGENT_ORG_ID,
                 Param(
                     "no_schedule",
                     "boolean",
                     False,
-                    "Start it drained: it may connect but gets no work.",
+                    "Create it drained: it may connect but gets no work.",
                     constraints={"default": False},
                 ),
-                Param(
-                    "custom_labels",
-                    "object",
-                    False,
-                    "Not supported by the API: Woodpecker discards it, and an agent's labels come from WOODPECKER_AGENT_LABELS on its host. A call carrying it is refused so that nothing is half-applied.",
-                    constraints={
-                        "additionalProperties": {"type": "string", "maxLength": 500},
-                        "propertyNames": {"minLength": 1, "maxLength": 100},
-                    },
-                ),
+                _CUSTOM_LABELS,
             ),
             endpoints=(
+                Endpoint("POST", "/api/agents", when="org_id is omitted", body=("name", "no_schedule")),
                 Endpoint(
-                    "POST", "/api/agents", when="org_id is omitted", body=("name", "no_schedule"), success=200
-                ),
-                Endpoint(
-                    "POST",
-                    "/api/orgs/{org_id}/agents",
-                    when="org_id is passed",
-                    body=("name", "no_schedule"),
-                    success=200,
+                    "POST", "/api/orgs/{org_id}/agents", when="org_id is passed", body=("name", "no_schedule")
                 ),
             ),
             notes=(
@@ -3092,125 +2038,73 @@ WOODPECKER_TOOLS = Catalogue(
                 "Instance agents get org_id -1 and the caller as owner_id.",
             ),
         ),
-        ToolSpec(
-            name="update_agent",
-            title="Update agent",
+        _write(
+            "update_agent",
             group="agents",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="instance_scope",
             admin_when="org_id omitted",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Changes an agent's name or scheduling. With no_schedule=true it completes running work but accepts no more, which prepares its host for maintenance. What is not passed keeps its stored value.",
+            description=(
+                "Renames an agent or changes its scheduling; anything not passed keeps its value. "
+                "no_schedule=true lets it finish running work but take no more, e.g. before host "
+                "maintenance. Without org_id it needs an instance admin; with it, an organization admin."
+            ),
             params=(
-                Param(
-                    "agent_id",
-                    "integer",
-                    True,
-                    "Agent id, as list_agents shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "For an agent bound to one organization: selects the organization route, open to that organization's admins. Without it the instance route is used (instance admin).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "name",
-                    "string",
-                    False,
-                    "Name shown for the agent.",
-                    constraints={"minLength": 1, "maxLength": 250},
-                ),
+                _AGENT_ID,
+                _AGENT_ORG_ID,
+                _optional(_AGENT_NAME),
                 Param(
                     "no_schedule",
                     "boolean",
                     False,
-                    "true stops new work from reaching the agent; false lets it pick up work again.",
+                    "true keeps new work away from the agent; false lets it take work again.",
                 ),
-                Param(
-                    "custom_labels",
-                    "object",
-                    False,
-                    "Not supported by the API: Woodpecker discards it, and an agent's labels come from WOODPECKER_AGENT_LABELS on its host. A call carrying it is refused so that nothing is half-applied.",
-                    constraints={
-                        "additionalProperties": {"type": "string", "maxLength": 500},
-                        "propertyNames": {"minLength": 1, "maxLength": 100},
-                    },
-                ),
+                _CUSTOM_LABELS,
             ),
             endpoints=(
-                Endpoint(
-                    "GET", "/api/agents/{agent_id}", when="org_id is omitted (current record)", success=200
-                ),
+                Endpoint("GET", "/api/agents/{agent_id}", when="org_id is omitted (current record)"),
                 Endpoint(
                     "GET",
                     "/api/orgs/{org_id}/agents",
                     when="org_id is passed (current record: walk the pages until the id is found)",
                     query={"perPage": "=50"},
-                    success=200,
                 ),
                 Endpoint(
-                    "PATCH",
-                    "/api/agents/{agent_id}",
-                    when="org_id is omitted",
-                    body=("name", "no_schedule"),
-                    success=200,
+                    "PATCH", "/api/agents/{agent_id}", when="org_id is omitted", body=("name", "no_schedule")
                 ),
                 Endpoint(
                     "PATCH",
                     "/api/orgs/{org_id}/agents/{agent_id}",
                     when="org_id is passed",
                     body=("name", "no_schedule"),
-                    success=200,
                 ),
             ),
             notes=(
-                "Woodpecker overwrites name and no_schedule from the body: always send both, taking the one not passed from the current record.",
+                (
+                    "Woodpecker overwrites name and no_schedule from the body: always send both, taking "
+                    "the one not passed from the current record."
+                ),
                 "Answers the agent with its token in clear text: redact it.",
-                "409 on a store failure (instance route), 500 (organization route); an agent of another organization answers 404 on the organization route.",
+                (
+                    "409 on a store failure (instance route), 500 (organization route); an agent of "
+                    "another organization answers 404 on the organization route."
+                ),
                 "A call with nothing to change is an error.",
             ),
         ),
-        ToolSpec(
-            name="delete_agent",
-            title="Delete agent",
+        _write(
+            "delete_agent",
             group="agents",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="instance_scope",
             admin_when="org_id omitted",
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("agent_id", "org_id"),
-                body_bound=False,
-                needs_current_state=False,
+            guard=_asks_always("agent_id", "org_id"),
+            description=(
+                "Deletes an agent: its token stops working and its host cannot reconnect. Woodpecker "
+                "refuses while it still runs tasks, so drain it first (update_agent with "
+                "no_schedule=true). Without org_id it needs an instance admin. Always asks a person first."
             ),
-            untrusted_output=False,
-            description="Removes an agent; its token stops working and the host cannot reconnect. Woodpecker refuses while the agent still runs tasks, so drain it (update_agent) first. Asks a person first.",
-            params=(
-                Param(
-                    "agent_id",
-                    "integer",
-                    True,
-                    "Agent id, as list_agents shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "org_id",
-                    "integer",
-                    False,
-                    "For an agent bound to one organization: selects the organization route, open to that organization's admins. Without it the instance route is used (instance admin).",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
+            params=(_AGENT_ID, _AGENT_ORG_ID, _CONFIRM_TOKEN),
             endpoints=(
                 Endpoint("DELETE", "/api/agents/{agent_id}", when="org_id is omitted", success=204),
                 Endpoint(
@@ -3219,119 +2113,63 @@ WOODPECKER_TOOLS = Catalogue(
             ),
             notes=("409 'Agent has running tasks' while it is busy. 204 on success (the swagger says 200).",),
         ),
-        ToolSpec(
-            name="list_forges",
-            title="List forges",
+        # ---------- forges
+        _read(
+            "list_forges",
             group="forges",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Lists configured forges (GitHub, GitLab, Gitea, Forgejo, Bitbucket…); their ids are the forge_id the user tools expect. Callers without instance admin see id, type and url only.",
-            params=(
-                Param(
-                    "page",
-                    "integer",
-                    False,
-                    "Which page of results; the first is 1.",
-                    constraints={"minimum": 1, "maximum": 10000, "default": 1},
-                ),
-                Param(
-                    "per_page",
-                    "integer",
-                    False,
-                    "Page size, at most 50 (Woodpecker's own cap); sent as perPage.",
-                    constraints={"minimum": 1, "maximum": 50, "default": 50},
-                ),
+            description=(
+                "Lists the configured forges (GitHub, GitLab, Gitea, Forgejo, Bitbucket…); their ids are "
+                "the forge_id the user tools take. Without instance admin only id, type and url are shown. "
+                "The OAuth client secret is never returned."
             ),
-            endpoints=(
-                Endpoint("GET", "/api/forges", query={"page": "page", "perPage": "per_page"}, success=200),
-            ),
+            params=_PAGING,
+            endpoints=(Endpoint("GET", "/api/forges", query=_PAGING_QUERY),),
             notes=(
-                "Answers even anonymously, with the public view; the full record needs an instance admin. The OAuth client secret is never returned.",
+                (
+                    "Answers even anonymously, with the public view; the full record needs an instance "
+                    "admin. The OAuth client secret is never returned."
+                ),
                 "Redact credential-like keys inside additional_options.",
             ),
         ),
-        ToolSpec(
-            name="get_forge",
-            title="Get forge",
+        _read(
+            "get_forge",
             group="forges",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Fetches one forge configuration; callers without instance admin get id, type and url only.",
-            params=(
-                Param(
-                    "forge_id",
-                    "integer",
-                    True,
-                    "Forge id, as list_forges shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
+            description=(
+                "Returns one forge's configuration; without instance admin only id, type and url. The "
+                "OAuth client secret is never returned."
             ),
-            endpoints=(Endpoint("GET", "/api/forges/{forge_id}", success=200),),
+            params=(_FORGE_ID,),
+            endpoints=(Endpoint("GET", "/api/forges/{forge_id}"),),
             notes=("Non-admins get id, type and url only. The client secret is never returned.",),
         ),
-        ToolSpec(
-            name="create_forge",
-            title="Create forge",
+        _write(
+            "create_forge",
             group="forges",
-            kind="write",
+            annotations=_WRITE_ADDS,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Connects an additional forge for sign-in and repositories. Instance admin only. Prerequisite: an OAuth app on that forge whose redirect points back at this Woodpecker. Every call adds one more forge.",
+            description=(
+                "Adds a forge for sign-in and repositories. Instance admin only. It needs an OAuth app on "
+                "that forge whose redirect points back at this Woodpecker. Every call adds another forge. "
+                "The OAuth client secret is never returned."
+            ),
             params=(
-                Param(
-                    "type",
-                    "enum",
-                    True,
-                    "Kind of forge.",
-                    choices=("github", "gitlab", "gitea", "forgejo", "bitbucket", "bitbucket-dc", "addon"),
-                ),
-                Param(
-                    "url",
-                    "string",
-                    True,
-                    "Address of the forge, an absolute http:// or https:// URL.",
-                    constraints={"maxLength": 500, "format": "uri", "pattern": "^https?://"},
-                ),
-                Param(
-                    "client",
-                    "string",
-                    True,
-                    "Client id of the OAuth application.",
-                    constraints={"minLength": 1, "maxLength": 500},
-                ),
+                _FORGE_TYPE,
+                _FORGE_URL,
+                _OAUTH_CLIENT,
                 Param(
                     "oauth_client_secret",
                     "string",
                     True,
-                    "Client secret of the OAuth application; never returned.",
+                    "The OAuth application's client secret; never returned.",
                     constraints={"minLength": 1, "maxLength": 1000},
                 ),
-                Param(
-                    "oauth_host",
-                    "string",
-                    False,
-                    "Browser-facing forge URL for the OAuth redirect, if not the same as url.",
-                    constraints={"maxLength": 500, "format": "uri", "pattern": "^https?://"},
-                ),
+                _OAUTH_HOST,
                 Param(
                     "skip_verify",
                     "boolean",
                     False,
-                    "Turn off certificate validation for connections to the forge; a last resort for private CAs.",
+                    "Skip certificate checks towards the forge; a last resort for private CAs.",
                     constraints={"default": False},
                 ),
             ),
@@ -3340,87 +2178,50 @@ WOODPECKER_TOOLS = Catalogue(
                     "POST",
                     "/api/forges",
                     body=("type", "url", "client", "oauth_client_secret", "oauth_host", "skip_verify"),
-                    success=200,
                 ),
             ),
             notes=(
-                "Woodpecker fetches url and oauth_host on every sign-in, so refuse schemes other than http and https.",
+                (
+                    "Woodpecker fetches url and oauth_host on every sign-in, so refuse schemes other than "
+                    "http and https."
+                ),
                 "The answer never contains the secret.",
             ),
         ),
-        ToolSpec(
-            name="update_forge",
-            title="Update forge",
+        _write(
+            "update_forge",
             group="forges",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("forge_id",),
-                body_bound=True,
-                needs_current_state=False,
+            guard=_asks_always("forge_id", body_bound=True),
+            description=(
+                "Changes a forge's configuration; anything not passed keeps its value. Instance admin "
+                "only. A mistake can lock everyone out of sign-in, the web UI included, so it always asks "
+                "a person first. The OAuth client secret is never returned."
             ),
-            untrusted_output=False,
-            description="Edits a forge configuration; what is not passed keeps its stored value. Instance admin only. A mistake here can make sign-in impossible for everyone, the web UI included, so it always asks a person first.",
             params=(
-                Param(
-                    "forge_id",
-                    "integer",
-                    True,
-                    "Forge id, as list_forges shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                Param(
-                    "type",
-                    "enum",
-                    False,
-                    "Kind of forge.",
-                    choices=("github", "gitlab", "gitea", "forgejo", "bitbucket", "bitbucket-dc", "addon"),
-                ),
-                Param(
-                    "url",
-                    "string",
-                    False,
-                    "Address of the forge, an absolute http:// or https:// URL.",
-                    constraints={"maxLength": 500, "format": "uri", "pattern": "^https?://"},
-                ),
-                Param(
-                    "client",
-                    "string",
-                    False,
-                    "Client id of the OAuth application.",
-                    constraints={"minLength": 1, "maxLength": 500},
-                ),
+                _FORGE_ID,
+                _optional(_FORGE_TYPE),
+                _optional(_FORGE_URL),
+                _optional(_OAUTH_CLIENT),
                 Param(
                     "oauth_client_secret",
                     "string",
                     False,
-                    "Replacement client secret; never returned.",
+                    "New client secret; never returned.",
                     constraints={"minLength": 1, "maxLength": 1000},
                 ),
-                Param(
-                    "oauth_host",
-                    "string",
-                    False,
-                    "Browser-facing forge URL for the OAuth redirect, if not the same as url.",
-                    constraints={"maxLength": 500, "format": "uri", "pattern": "^https?://"},
-                ),
+                _OAUTH_HOST,
                 Param(
                     "skip_verify",
                     "boolean",
                     False,
-                    "Whether certificate validation towards the forge is turned off.",
+                    "Whether certificate checks towards the forge are skipped.",
                 ),
                 _CONFIRM_TOKEN,
             ),
             endpoints=(
-                Endpoint(
-                    "GET", "/api/forges/{forge_id}", when="before the update (current record)", success=200
-                ),
+                Endpoint("GET", "/api/forges/{forge_id}", when="before the update (current record)"),
                 Endpoint(
                     "PATCH",
                     "/api/forges/{forge_id}",
@@ -3433,147 +2234,104 @@ WOODPECKER_TOOLS = Catalogue(
                         "skip_verify",
                         "additional_options",
                     ),
-                    success=200,
                 ),
             ),
             notes=(
-                "PATCH overwrites type, url, client, oauth_host, skip_verify and additional_options from the body; send the current record with the changes merged. oauth_client_secret changes only when non-empty.",
+                (
+                    "PATCH overwrites type, url, client, oauth_host, skip_verify and additional_options "
+                    "from the body; send the current record with the changes merged. oauth_client_secret "
+                    "changes only when non-empty."
+                ),
                 "409 on a store failure. A call with nothing to change is an error.",
             ),
         ),
-        ToolSpec(
-            name="delete_forge",
-            title="Delete forge",
+        _write(
+            "delete_forge",
             group="forges",
-            kind="write",
+            annotations=_WRITE_DESTRUCTIVE,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=("forge_id",),
-                body_bound=False,
-                needs_current_state=False,
+            guard=_asks_always("forge_id"),
+            description=(
+                "Deletes a forge configuration: its accounts can no longer sign in and Woodpecker loses "
+                "access to its repositories. Instance admin only. Always asks a person first."
             ),
-            untrusted_output=False,
-            description="Removes a forge configuration; accounts from that forge cannot sign in afterwards and Woodpecker loses access to its repositories. Instance admin only; asks a person first.",
-            params=(
-                Param(
-                    "forge_id",
-                    "integer",
-                    True,
-                    "Forge id, as list_forges shows it.",
-                    constraints={"minimum": 1, "maximum": 9007199254740991},
-                ),
-                _CONFIRM_TOKEN,
-            ),
+            params=(_FORGE_ID, _CONFIRM_TOKEN),
             endpoints=(Endpoint("DELETE", "/api/forges/{forge_id}", success=204),),
             notes=("Answers 204 (the swagger says 200).",),
         ),
-        ToolSpec(
-            name="get_server_info",
-            title="Get server info",
+        # ---------- server
+        _read(
+            "get_server_info",
             group="server",
-            kind="read",
-            admin="never",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Reports the server's version and health-check result. It is sent without credentials, so it isolates connection problems: success here with failures elsewhere points at the token.",
-            params=(),
+            description=(
+                "Reports the server's version and health check. Sent without credentials, so it tells "
+                "connection trouble from token trouble: success here with failures elsewhere points at the "
+                "token."
+            ),
             endpoints=(
-                Endpoint("GET", "/version", root=True, success=200),
+                Endpoint("GET", "/version", root=True),
                 Endpoint("GET", "/healthz", root=True, success=204),
             ),
             notes=(
-                "Both live at the server root, not under /api (/api/version answers the web UI with 200 text/html). Sent without Authorization.",
+                (
+                    "Both live at the server root, not under /api (/api/version answers the web UI with "
+                    "200 text/html). Sent without Authorization."
+                ),
                 "healthz: 204 when healthy, 500 when the database ping fails.",
                 "version is 'dev' or 'next-<sha>' on development builds.",
             ),
         ),
-        ToolSpec(
-            name="get_queue_info",
-            title="Get queue info",
+        _read(
+            "get_queue_info",
             group="server",
-            kind="read",
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
             untrusted_output=True,
-            description="Shows the scheduler's state: pending, dependency-blocked and running tasks, worker counts, and whether the queue is paused. Instance admin only; read it with list_queued_pipelines to see why work is waiting.",
-            params=(),
-            endpoints=(Endpoint("GET", "/api/queue/info", success=200),),
+            description=(
+                "Shows the scheduler's state: pending, dependency-blocked and running tasks, worker "
+                "counts, and whether the queue is paused. Instance admin only. Read it with "
+                "list_queued_pipelines to see why work is waiting."
+            ),
+            endpoints=(Endpoint("GET", "/api/queue/info"),),
             notes=("Task names and labels come from pipeline configs.",),
         ),
-        ToolSpec(
-            name="get_log_level",
-            title="Get log level",
+        _read(
+            "get_log_level",
             group="server",
-            kind="read",
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Reads the log level the server is running with. Instance admin only.",
-            params=(),
-            endpoints=(Endpoint("GET", "/api/log-level", success=200),),
+            description="Returns the log level the server runs with. Instance admin only.",
+            endpoints=(Endpoint("GET", "/api/log-level"),),
             notes=('Answers {"log-level": "info"}.',),
         ),
-        ToolSpec(
-            name="pause_queue",
-            title="Pause queue",
+        _write(
+            "pause_queue",
             group="server",
-            kind="write",
+            annotations=_WRITE_IDEMPOTENT,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=True),
-            guard=GuardRule(
-                when="always",
-                condition="Every call asks, whatever the arguments.",
-                targets=(),
-                body_bound=False,
-                needs_current_state=False,
+            guard=_asks_always(),
+            description=(
+                "Stops handing work to agents, for the whole instance, until resume_queue; running "
+                "pipelines finish. Instance admin only. Users just see their builds wait, with no "
+                "explanation, so it always asks a person first."
             ),
-            untrusted_output=False,
-            description="Stops the server from dispatching work to agents, for the whole instance, until resume_queue is called; pipelines already running complete. Instance admin only. Users see their builds wait without any explanation, hence the question to a person first.",
             params=(_CONFIRM_TOKEN,),
             endpoints=(Endpoint("POST", "/api/queue/pause", success=204),),
-            notes=(),
         ),
-        ToolSpec(
-            name="resume_queue",
-            title="Resume queue",
+        _write(
+            "resume_queue",
             group="server",
-            kind="write",
+            annotations=_WRITE_IDEMPOTENT,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=True),
-            guard=None,
-            untrusted_output=False,
-            description="Restarts dispatching after pause_queue. Instance admin only. The backlog is handed out immediately, so expect a load spike.",
-            params=(),
+            description=(
+                "Hands out work again after pause_queue. Instance admin only. The backlog goes out at "
+                "once, so expect a load spike."
+            ),
             endpoints=(Endpoint("POST", "/api/queue/resume", success=204),),
-            notes=(),
         ),
-        ToolSpec(
-            name="set_log_level",
-            title="Set log level",
+        _write(
+            "set_log_level",
             group="server",
-            kind="write",
+            annotations=_WRITE_IDEMPOTENT,
             admin="always",
-            admin_when=None,
-            essential=False,
-            annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=True),
             guard=GuardRule(
                 when="silences_server",
                 condition="Asks when level is fatal, panic or disabled, whatever the current level.",
@@ -3581,21 +2339,27 @@ WOODPECKER_TOOLS = Catalogue(
                 body_bound=True,
                 needs_current_state=False,
             ),
-            untrusted_output=False,
-            description="Sets the server's log level on the fly, no restart. Instance admin only. trace records request bodies and debug is noisy; fatal, panic and disabled suppress nearly all records, so those three ask a person first, the rest take effect immediately.",
+            description=(
+                "Changes the server's log level live, without a restart. Instance admin only. trace "
+                "records request bodies and debug is noisy. Asks a person first for fatal, panic or "
+                "disabled, which silence nearly all records; other levels apply at once."
+            ),
             params=(
                 Param(
                     "level",
                     "enum",
                     True,
-                    "Target level; info is what servers start with.",
+                    "The new level; servers start at info.",
                     choices=("trace", "debug", "info", "warn", "error", "fatal", "panic", "disabled"),
                 ),
                 _CONFIRM_TOKEN,
             ),
-            endpoints=(Endpoint("POST", "/api/log-level", body=("log-level",), success=200),),
+            endpoints=(Endpoint("POST", "/api/log-level", body=("log-level",)),),
             notes=(
-                'Body is {"log-level": level}; the answer echoes it. An unknown level answers 400 with an empty body.',
+                (
+                    'Body is {"log-level": level}; the answer echoes it. An unknown level answers 400 with '
+                    "an empty body."
+                ),
             ),
         ),
     )

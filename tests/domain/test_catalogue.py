@@ -62,3 +62,89 @@ def test_parameters_match_the_shared_catalogue(shared: dict[str, dict]) -> None:
                 assert ours.choices == tuple(theirs["type"]), (tool.name, ours.name)
             else:
                 assert ours.type == theirs["type"], (tool.name, ours.name)
+
+
+# ------------------------------------------------------------------------------------ descriptions
+# The model chooses tools by their descriptions alone, so the facts it needs to choose safely are
+# pinned here: a rewording may change the words, not drop the fact.
+
+STARTS_A_BUILD = ("trigger_pipeline", "restart_pipeline", "run_cron")
+
+# For each tool that asks only under a condition: words that must name the condition in the very
+# sentence that says it asks.
+ASKS_WHEN = {
+    "repair_repository": ("scope=instance",),
+    "update_repository": ("trusted_*", "require_approval", "public"),
+    "update_secret": ("new value", "pull-request event", "image list"),
+    "update_registry": ("password",),
+    "create_user": ("admin=true",),
+    "update_user": ("admin=true",),
+    "set_log_level": ("fatal", "panic", "disabled"),
+}
+
+# Tools that handle a secret value, a registry password or a forge's OAuth secret.
+HOLDS_SECRET_MATERIAL = (
+    "list_secrets",
+    "get_secret",
+    "create_secret",
+    "update_secret",
+    "list_registries",
+    "get_registry",
+    "create_registry",
+    "update_registry",
+    "list_forges",
+    "get_forge",
+    "create_forge",
+    "update_forge",
+)
+
+
+def _sentences_that_ask(description: str) -> list[str]:
+    return [s for s in description.split(". ") if "asks a person" in s.lower()]
+
+
+@pytest.mark.parametrize("name", STARTS_A_BUILD)
+def test_tools_that_start_a_build_say_that_a_repeat_starts_another_run(name: str) -> None:
+    tool = WOODPECKER_TOOLS.get(name)
+    assert "Not idempotent: every call, a repeat" in tool.description, name
+    assert "starts another run" in tool.description, name
+    assert tool.annotations.idempotent is False and tool.guard is None, name
+
+
+def test_move_repository_warns_that_a_retry_on_3_11_moves_twice() -> None:
+    text = WOODPECKER_TOOLS.get("move_repository").description
+    for fact in ("3.11", "HTTP 500", "twice", "get_repository", "3.18"):
+        assert fact in text, fact
+
+
+def test_every_guarded_tool_says_that_it_asks_a_person_and_when() -> None:
+    assert {t.name for t in WOODPECKER_TOOLS if t.guard and not t.guard.always} == set(ASKS_WHEN)
+    for tool in WOODPECKER_TOOLS:
+        asking = _sentences_that_ask(tool.description)
+        if tool.guard is None:
+            assert not asking, f"{tool.name} never asks but says it does"
+        elif tool.guard.always:
+            assert any("always" in s.lower() for s in asking), tool.name
+        else:
+            assert len(asking) == 1, tool.name
+            for word in ASKS_WHEN[tool.name]:
+                assert word in asking[0], (tool.name, word)
+
+
+def test_every_tool_and_parameter_has_a_concise_description() -> None:
+    for tool in WOODPECKER_TOOLS:
+        assert tool.description.strip(), tool.name
+        assert len(tool.description) <= 350, (tool.name, len(tool.description))
+        for param in tool.params:
+            assert param.description.strip(), (tool.name, param.name)
+
+
+@pytest.mark.parametrize("name", HOLDS_SECRET_MATERIAL)
+def test_tools_near_secret_material_say_it_is_never_returned(name: str) -> None:
+    assert "never returned" in WOODPECKER_TOOLS.get(name).description
+
+
+def test_tools_that_need_an_instance_admin_say_so() -> None:
+    for tool in WOODPECKER_TOOLS:
+        if tool.admin != "never":
+            assert "instance admin" in tool.description.lower(), tool.name
