@@ -1,0 +1,54 @@
+"""Woodpecker answers shaped into tool results: open schemas, untrusted markers, a byte budget, no secrets.
+
+Modules by concern: `envelope` (the result type, untrusted markers), `kinds` (what each tool answers),
+`schema` (outputSchema), `text` (terminal-safe text), `budget` (the byte budget), `redaction` (secret
+material), `configs` (pipeline config files), `shaping` (successful calls), `logs` (step log windows),
+`errors` (error results). Import from here; the modules are this package's own layout.
+"""
+
+from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_object, fit_prefix, size
+from domain.woodpecker.results.configs import CONFIG_FILE_BYTES, CONFIG_FILES, decode_configs
+from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, Shaped, ShapeError
+from domain.woodpecker.results.errors import SETUP, SETUP_WITHOUT_LOGIN, failed_repos, failure
+from domain.woodpecker.results.kinds import ACTIONS, LISTS, LOG_TOOL, OBJECTS, VALUES
+from domain.woodpecker.results.logs import LINE_CAP, LogPiece, shape_logs
+from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, redact, target
+from domain.woodpecker.results.schema import output_schema
+from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, shape, shape_server_info
+from domain.woodpecker.results.text import log_text, strip_terminal
+
+__all__ = [
+    "ACTIONS",
+    "AGENT_TOKEN_MARKER",
+    "CONFIG_FILES",
+    "CONFIG_FILE_BYTES",
+    "LINE_CAP",
+    "LISTS",
+    "LOG_BUDGET",
+    "LOG_TOOL",
+    "LogPiece",
+    "NEW_AGENT_NOTE",
+    "OBJECTS",
+    "REDACTED",
+    "RESULT_BUDGET",
+    "SETUP",
+    "SETUP_WITHOUT_LOGIN",
+    "ShapeError",
+    "Shaped",
+    "UNTRUSTED_WARNING",
+    "VALUES",
+    "decode_configs",
+    "failed_repos",
+    "failure",
+    "fit_object",
+    "fit_prefix",
+    "log_text",
+    "output_schema",
+    "redact",
+    "shape",
+    "shape_logs",
+    "shape_server_info",
+    "size",
+    "strip_terminal",
+    "target",
+]

@@ -1,0 +1,173 @@
+"""Error results: what went wrong, safe to show, and what to do next, with each tool's own quirks first."""
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from domain.tools import ToolSpec
+from domain.woodpecker.results.envelope import Shaped
+from domain.woodpecker.results.text import short, strip_terminal
+
+SETUP = (
+    "This server is not connected to a Woodpecker instance yet. Set WOODPECKER_URL (the server root, "
+    "for example https://ci.example.org) and WOODPECKER_TOKEN (a personal access token from your "
+    "Woodpecker user settings) in the MCP server's environment and restart it; see the README. "
+    "get_server_info works without a token."
+)
+SETUP_WITHOUT_LOGIN = (
+    "No Woodpecker token is configured, so only get_server_info can be used. Set WOODPECKER_TOKEN (a "
+    "personal access token from your Woodpecker user settings) in the MCP server's environment and "
+    "restart it; see the README."
+)
+
+# Kind of failure -> what to do next, whatever the tool (forbidden and not_found depend on the arguments).
+_HINTS: Mapping[str, str] = {
+    "not_configured": SETUP,
+    "unauthorized": (
+        "Woodpecker did not accept the token (401). Check that WOODPECKER_TOKEN is a valid personal access "
+        "token, and call get_server_info to check the connection itself."
+    ),
+    "server_error": "Woodpecker failed on its side; try again later or check its logs.",
+    "unavailable": "Woodpecker could not be reached. Call get_server_info to check the connection.",
+    **dict.fromkeys(
+        ("web_ui", "redirect"),
+        "Check WOODPECKER_URL: it must be the Woodpecker server root, not a web page or proxy that redirects.",
+    ),
+    "too_large": "Narrow the request (page, per_page, filters).",
+    "conflict": "Woodpecker reported a conflict (409) with the stored state; read the current object before retrying.",
+    "rejected": "Woodpecker refused the request's content: check the arguments against the tool's description.",
+}
+_DEFAULT_HINT = "Call get_server_info to check the connection."
+
+# (kind of failure, tool) -> what this tool's own quirks add to it.
+_TOOL_HINTS: Mapping[tuple[str, str], str] = {
+    ("unauthorized", "move_repository"): (
+        "Woodpecker answers 401 when this account is not admin of the repository at the new location as well."
+    ),
+    ("server_error", "move_repository"): (
+        "On Woodpecker 3.11 the move is performed and then answered with HTTP 500, so it has probably "
+        "happened: check with get_repository or lookup_repository before retrying; a retry moves the "
+        "repository twice. (3.18 answers cleanly.)"
+    ),
+    ("server_error", "decline_pipeline"): (
+        "A pipeline that is not blocked answers 500: check its status with get_pipeline."
+    ),
+    ("server_error", "trigger_pipeline"): (
+        "No pipeline was started. An unknown branch answers 500 on Woodpecker 3.17: check the branch "
+        "with list_repository_branches."
+    ),
+    **{
+        ("unavailable", name): (
+            "If the request timed out, a pipeline may have started anyway: check list_pipelines before retrying."
+        )
+        for name in ("trigger_pipeline", "restart_pipeline", "run_cron")
+    },
+    ("conflict", "delete_agent"): (
+        "An agent with running tasks cannot be deleted: wait for them (list_agent_tasks) and try again."
+    ),
+}
+
+
+def _specific_hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, detail: str | None) -> str | None:
+    """What this tool's own quirks add to a failure of this kind, if anything."""
+    if kind == "server_error" and tool.name == "repair_repository" and args.get("scope") == "instance":
+        failed = failed_repos(detail)
+        if failed:
+            return (
+                f"{len(failed)} repositories could not be repaired ({', '.join(failed[:20])}"
+                f"{', …' if len(failed) > 20 else ''}); the others were. Repair those one by one "
+                "with scope=repository to see why."
+            )
+        return "Some repositories may not have been repaired; Woodpecker's server log names them."
+    return _TOOL_HINTS.get((kind, tool.name))
+
+
+def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str) -> str:
+    """What to do next after a failure of this kind."""
+    if kind == "forbidden":
+        return (
+            "This needs more rights (403): instance admin, or admin of the repository or organization. "
+            "Call get_current_user to see whether this account is an admin"
+            + (", and get_repository_permissions for the repository." if "repo_id" in args else ".")
+        )
+    if kind == "not_found":
+        if "repo_id" in args:
+            return (
+                f"Not found (404): repository {args['repo_id']} or an object in it does not exist, or this "
+                "account may not see it. The repository may not be activated: list_repositories with "
+                "include_inactive=true shows forge repositories that are not; get_repository_permissions "
+                "shows this account's rights."
+            )
+        if tool.name == "lookup_repository":
+            return (
+                "Not found (404): the repository was never activated or this account cannot pull it. "
+                "list_repositories with include_inactive=true shows forge repositories that are not activated."
+            )
+        return "Not found (404): check the ids; the matching list_* tool shows the existing ones."
+    return _HINTS.get(kind, _DEFAULT_HINT)
+
+
+def failure(
+    tool: ToolSpec,
+    args: Mapping[str, Any],
+    *,
+    kind: str,
+    message: str,
+    status: int | None = None,
+    detail: str | None = None,
+) -> Shaped:
+    """An error result: what went wrong and what to do next. `message` must already be safe to show."""
+    generic = _hint(tool, args, kind)
+    specific = _specific_hint(tool, args, kind, detail)
+    # After a tool-specific server error "try again later" would be wrong advice (a move may have happened).
+    replaces_generic = bool(specific) and kind == "server_error"
+    hint = specific if replaces_generic else " ".join(h for h in (specific, generic) if h)
+    error: dict[str, Any] = {"kind": kind, "message": message, "hint": hint}
+    if status is not None:
+        error["status"] = status
+    if detail:
+        flat = strip_terminal(detail, keep_newlines=False)
+        error["detail"] = flat if len(flat) <= 300 else flat[:299] + "…"
+    failed = failed_repos(detail) if tool.name == "repair_repository" else []
+    if failed:
+        error["failed_repos"] = failed
+    text = f"{tool.name} failed: {message.rstrip('.')}."
+    if detail and detail not in message:
+        text += f" Woodpecker said: {error['detail']}"
+    if specific:
+        text += f" Important: {specific}"
+    if not replaces_generic and not _already_said(generic, message):
+        text += f" {generic}"
+    return Shaped({"error": error}, text)
+
+
+def failed_repos(detail: str | None) -> list[str]:
+    """The repositories a failed instance repair names in its JSON body ({error, failed_repos})."""
+    if not detail or not detail.lstrip().startswith("{"):
+        return []
+    try:
+        body = json.loads(detail)
+    except ValueError:
+        return []  # cut short by the gateway, or not JSON after all
+    names = body.get("failed_repos") if isinstance(body, dict) else None
+    if not isinstance(names, list):
+        return []
+    return [short(n) for n in names[:100] if isinstance(n, str | int)]
+
+
+def _already_said(hint: str, message: str) -> bool:
+    """The gateway's messages carry the generic hints already; repeat only what is new."""
+    if hint in message:
+        return True
+    keys = [
+        k
+        for k in (
+            "get_server_info",
+            "get_current_user",
+            "include_inactive",
+            "WOODPECKER_URL",
+            "try again later",
+        )
+        if k in hint
+    ]
+    return bool(keys) and all(k in message for k in keys)

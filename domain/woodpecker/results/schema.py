@@ -1,0 +1,82 @@
+"""Each tool's outputSchema: open objects (a field a new Woodpecker release adds never breaks a tool), no key required."""
+
+from typing import Any
+
+from domain.tools import ToolSpec
+from domain.woodpecker.results.kinds import ACTIONS, FILTERED, LISTS, LOG_TOOL, OBJECTS, VALUES
+
+_OPEN_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
+
+
+def output_schema(tool: ToolSpec) -> dict[str, Any]:
+    """The tool's outputSchema. Woodpecker's objects stay open (a field a new release adds never breaks
+    a tool) and no key is required, so the guard's own answers (a question, a token) fit it too."""
+    props: dict[str, Any] = {}
+    name = tool.name
+    if name in LISTS:
+        item = {"type": "string"} if name == "list_repository_branches" else dict(_OPEN_OBJECT)
+        props[LISTS[name]] = {"type": "array", "items": item}
+        props["count"] = {"type": "integer", "description": "Entries in this result."}
+        props["dropped"] = {
+            "type": "integer",
+            "description": "Entries left out to stay under the size budget.",
+        }
+        if any(p.name == "page" for p in tool.params):
+            props["page"] = {"type": "integer"}
+            props["per_page"] = {"type": "integer"}
+            props["next_page"] = {"type": "integer", "description": "Present when another page may follow."}
+    elif name in OBJECTS:
+        nullable = name in FILTERED
+        props[OBJECTS[name]] = {
+            "type": ["object", "null"] if nullable else "object",
+            "additionalProperties": True,
+        }
+        if nullable:
+            props["created"] = {
+                "type": "boolean",
+                "description": "false when the config filtered everything out.",
+            }
+        props["trimmed"] = {
+            "type": "array",
+            "items": dict(_OPEN_OBJECT),
+            "description": "Parts left out to stay under the size budget.",
+        }
+    elif name in VALUES:
+        props[VALUES[name]] = {"type": "string"}
+    elif name in ACTIONS:
+        props["done"] = {"type": "boolean"}
+        props["target"] = dict(_OPEN_OBJECT)
+    elif name == LOG_TOOL:
+        props.update(_LOG_PROPERTIES)
+    props["note"] = {"type": "string"}
+    if tool.untrusted_output:
+        props["untrusted"] = {"type": "boolean", "const": True}
+        props["source"] = {"type": "string", "const": "woodpecker"}
+    return {"type": "object", "properties": props, "additionalProperties": True}
+
+
+_LOG_PROPERTIES: dict[str, Any] = {
+    "lines": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"line": {"type": "integer"}, "text": {"type": "string"}},
+            "required": ["line", "text"],
+        },
+    },
+    "first_line": {
+        "type": ["integer", "null"],
+        "description": "Woodpecker's number (from 0) of the first line shown.",
+    },
+    "last_line": {"type": ["integer", "null"]},
+    "total_lines": {"type": "integer"},
+    "from": {"type": "string", "enum": ["head", "tail"]},
+    "limit": {"type": "integer"},
+    "cut_lines": {
+        "type": "integer",
+        "description": "Lines of the window left out to stay under the size budget.",
+    },
+    "step": {"type": "object", "additionalProperties": True},
+    "exit_code": {"type": ["integer", "null"], "description": "The step's exit code (null when not known)."},
+    "state": {"type": ["string", "null"], "description": "The step's state, e.g. running or failure."},
+}

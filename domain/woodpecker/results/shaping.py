@@ -1,0 +1,221 @@
+"""A successful call's result: Woodpecker's answer redacted, cleaned, bounded by the budget and summarised."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.tools import ToolSpec
+from domain.woodpecker.results.budget import RESULT_BUDGET, fit_object, fit_prefix
+from domain.woodpecker.results.configs import decode_configs
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped, ShapeError, as_list, warned
+from domain.woodpecker.results.kinds import (
+    ACTIONS,
+    ENTRY_KIND,
+    FILTERED,
+    LISTS,
+    OBJECT_TEXT,
+    OBJECTS,
+    VALUE_TEXT,
+    VALUES,
+)
+from domain.woodpecker.results.redaction import redact, scrub, target
+from domain.woodpecker.results.text import fill
+
+NEW_AGENT_NOTE = (
+    "token is this agent's secret: the agent presents it to the server (WOODPECKER_AGENT_SECRET on the "
+    "agent host). It is shown only now; every other tool shows it redacted. Store it like a password and "
+    "never paste it into a chat, an issue or a log."
+)
+_FILTERS = ("name", "branch", "event", "status", "ref", "before", "after")  # parameters that narrow a list
+
+
+def shape(
+    tool: ToolSpec,
+    args: Mapping[str, Any],
+    data: Any,
+    *,
+    status: int = 200,
+    headers: Mapping[str, str] | None = None,
+    budget: int = RESULT_BUDGET,
+) -> Shaped:
+    """The result of a successful call: Woodpecker's answer cleaned, bounded and summarised.
+
+    Raises:
+        ShapeError: the answer has a shape the tool cannot read.
+    """
+    name = tool.name
+    data = redact(data, keep_agent_tokens=name == "create_agent")
+    out: dict[str, Any] = dict(UNTRUSTED_MARKERS) if tool.untrusted_output else {}
+    if name in LISTS:
+        out, text = _shape_list(tool, args, data, out, budget)
+    elif name in OBJECTS:
+        out, text = _shape_object(name, args, data, out, budget, status, headers or {})
+    elif name in VALUES:
+        if not isinstance(data, Mapping) or not isinstance(data.get("log-level"), str):
+            raise ShapeError("Woodpecker's log level answer has no log-level field")
+        out[VALUES[name]] = data["log-level"]
+        text = fill(VALUE_TEXT[name], {"value": data["log-level"]})
+    elif name in ACTIONS:
+        out["done"] = True
+        out["target"] = target(args)
+        fields = {**args, "scope_text": _scope_text(args)}
+        fields["target"] = (
+            "every repository on this instance"
+            if args.get("scope") == "instance"
+            else f"repository {args.get('repo_id')} (webhook and permissions)"
+        )
+        text = fill(ACTIONS[name], fields)
+    else:
+        raise ValueError(f"{name} is not shaped by shape()")  # get_step_logs has its own
+    return Shaped(out, warned(text) if tool.untrusted_output else text)
+
+
+def _shape_list(
+    tool: ToolSpec, args: Mapping[str, Any], data: Any, out: dict[str, Any], budget: int
+) -> tuple[dict[str, Any], str]:
+    key = LISTS[tool.name]
+    notes: list[str] = []
+    if tool.name == "get_pipeline_config":
+        items, notes = decode_configs(data)
+    else:
+        kind = ENTRY_KIND.get(key, "")
+        items = [_clean(kind, e) for e in as_list(data)]
+    if "page" in args:
+        out["page"] = args["page"]
+        out["per_page"] = args["per_page"]
+        if len(items) >= args["per_page"]:
+            out["next_page"] = args["page"] + 1
+    if notes:
+        out["note"] = "; ".join(notes) + "."
+    out = fit_prefix(out, key, items, budget, _narrowing(tool))
+    return out, _list_text(tool, args, out, key)
+
+
+def _shape_object(
+    name: str,
+    args: Mapping[str, Any],
+    data: Any,
+    out: dict[str, Any],
+    budget: int,
+    status: int,
+    headers: Mapping[str, str],
+) -> tuple[dict[str, Any], str]:
+    key = OBJECTS[name]
+    flagged = any(k.lower() == "pipeline-filtered" and v == "true" for k, v in headers.items())
+    if name in FILTERED and (status == 204 or data is None or flagged):
+        out[key] = None
+        out["created"] = False
+        out["note"] = "No pipeline was created: the pipeline config skipped or filtered out every workflow."
+        repo = args.get("repo_id")
+        return out, f"No pipeline was created for repository {repo}: the config filtered everything out."
+    if not isinstance(data, Mapping):
+        raise ShapeError("Woodpecker answered something other than an object")
+    obj = _clean(key, data)
+    out[key] = obj
+    if name in FILTERED:
+        out["created"] = True
+    if name == "create_agent":
+        out["note"] = NEW_AGENT_NOTE
+    out = fit_object(out, key, budget)
+    return out, fill(OBJECT_TEXT[name], args, _object_fields(name, obj, args))
+
+
+def _clean(kind: str, entry: Any) -> Any:
+    """An entry without secret material, admin made explicit, a pipeline's steps named as steps."""
+    if not isinstance(entry, Mapping):
+        return entry
+    cleaned = scrub(kind, entry)
+    if kind == "user":
+        cleaned["admin"] = bool(cleaned.get("admin", False))
+    if kind == "pipeline" and isinstance(cleaned.get("workflows"), list):
+        cleaned["workflows"] = [
+            {**{k: v for k, v in w.items() if k != "children"}, "steps": w.get("children") or []}
+            if isinstance(w, Mapping)
+            else w
+            for w in cleaned["workflows"]
+        ]
+    return cleaned
+
+
+def _object_fields(name: str, obj: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+    fields = dict(obj)
+    fields["scope_text"] = _scope_text(args)
+    if name == "restart_pipeline":
+        fields["old"] = args.get("number")
+    if OBJECTS[name] == "pipeline":
+        fields["repo_id"] = args.get("repo_id")
+    if name == "get_queue_info":
+        raw = obj.get("stats")
+        stats: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        fields["pending"] = stats.get("pending_count", len(obj.get("pending") or []))
+        fields["running"] = stats.get("running_count", len(obj.get("running") or []))
+    for k in ("name", "login", "full_name", "address"):
+        if k in args:
+            fields[k] = args[k]  # the caller's spelling, not a stored one
+    return fields
+
+
+def _scope_text(args: Mapping[str, Any]) -> str:
+    scope = args.get("scope")
+    if scope == "repository":
+        return f"repository {args.get('repo_id')}"
+    if scope == "organization":
+        return f"organization {args.get('org_id')}"
+    return "global scope"
+
+
+def _list_text(tool: ToolSpec, args: Mapping[str, Any], out: Mapping[str, Any], key: str) -> str:
+    noun = key.replace("_", " ")
+    if tool.name == "get_pipeline_config":
+        where = f" of pipeline {args.get('number')} of repository {args.get('repo_id')}"
+        noun = "config files"
+    elif tool.name == "list_agent_tasks":
+        where = f" on agent {args.get('agent_id')}"
+    elif tool.name == "get_pipeline_feed":
+        where, noun = " (latest pipeline per repository)", "feed entries"
+    elif tool.name == "list_repositories":
+        where = " of this account" if args.get("scope") == "account" else " on this instance"
+    elif "scope" in args:
+        where = f" at {_scope_text(args)}"
+    elif "repo_id" in args:
+        where = f" of repository {args['repo_id']}"
+    elif "org_id" in args:
+        where = f" of organization {args['org_id']}"
+    else:
+        where = ""
+    page = f" (page {out['page']})" if "page" in out else ""
+    text = f"{out['count']} {noun}{where}{page}."
+    if "dropped" in out:
+        text += f" {out['dropped']} more left out to fit the size budget."
+    if "next_page" in out:
+        text += f" More may follow: page {out['next_page']}."
+    return text
+
+
+def _narrowing(tool: ToolSpec) -> str:
+    names = {p.name for p in tool.params}
+    ways = []
+    if "per_page" in names:
+        ways.append("ask for a smaller per_page and walk the pages")
+    filters = [n for n in _FILTERS if n in names]
+    if filters:
+        ways.append("filter with " + ", ".join(filters))
+    return ("; ".join(ways) or "no narrower request exists for this tool") + "."
+
+
+def shape_server_info(version: Any, healthy: bool, health_note: str | None, token_configured: bool) -> Shaped:
+    """get_server_info: version and health, with whether calls that need a token can be made."""
+    if not isinstance(version, Mapping):
+        raise ShapeError("/version did not answer an object")
+    server = {
+        "version": version.get("version"),
+        "source": version.get("source"),
+        "healthy": healthy,
+        "token_configured": token_configured,
+    }
+    out: dict[str, Any] = {"server": server}
+    if health_note:
+        out["note"] = health_note
+    text = fill(OBJECT_TEXT["get_server_info"], server)
+    if not token_configured:
+        text += " No token is configured: every other tool needs WOODPECKER_TOKEN."
+    return Shaped(out, text)
