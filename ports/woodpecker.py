@@ -86,9 +86,7 @@ class WoodpeckerGateway(Protocol):
         """
         ...
 
-    async def step_log(
-        self, path: str, window: LogWindowRequest, credential: Credential | None
-    ) -> LogWindow:
+    async def step_log(self, path: str, window: LogWindowRequest, credential: Credential | None) -> LogWindow:
         """Stream a step's log (one JSON array of base64 entries) keeping only `window`.
 
         Memory is bounded by the window, not by the log's size.
