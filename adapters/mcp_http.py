@@ -112,8 +112,9 @@ def build_http_app(
         stateless=False,
         json_response=False,
         security_settings=TransportSecuritySettings(
-            # "*" (any Host) can only come from an operator who put their own gate in front.
-            enable_dns_rebinding_protection="*" not in allowed_hosts,
+            # "*" can only come from an operator who put their own gate in front (ours, or a
+            # proxy's). The SDK's check knows no wildcard, so it steps aside and that gate decides.
+            enable_dns_rebinding_protection="*" not in allowed_hosts and "*" not in allowed_origins,
             allowed_hosts=sdk_host_patterns(allowed_hosts),
             allowed_origins=list(allowed_origins),
         ),

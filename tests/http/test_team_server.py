@@ -149,6 +149,27 @@ async def test_a_foreign_origin_is_403_and_a_bad_host_is_421_even_with_a_valid_b
     assert sandbox.requests == []
 
 
+async def test_an_origin_wildcard_admits_any_origin_while_the_host_is_still_checked(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    bearer = secrets.token_urlsafe(32)
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {bearer}"}
+    env = {**shared_env(sandbox, tmp_path / "audit.jsonl", bearer), "WOODPECKER_MCP_ALLOWED_ORIGINS": "*"}
+    async with team_server(env) as url:
+        async with httpx.AsyncClient() as client:
+            with anyio.fail_after(30):
+                origin = await client.post(
+                    url + "/mcp",
+                    headers={**headers, "Origin": "https://elsewhere.example"},
+                    json=initialize_body(),
+                )
+                host = await client.post(
+                    url + "/mcp", headers={**headers, "Host": "evil.example"}, json=initialize_body()
+                )
+    assert origin.status_code == 200
+    assert host.status_code == 421
+
+
 async def test_client_as_token_is_refused_for_client_b_and_nothing_is_written(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
