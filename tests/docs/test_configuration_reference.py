@@ -1,0 +1,70 @@
+"""docs/configuration.md documents exactly the variables the server reads, with the defaults it uses."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "docs" / "configuration.md"
+SETTINGS_SOURCE = ROOT / "entrypoints" / "settings.py"
+_ROW = re.compile(r"^\| `(WOODPECKER_[A-Z_]+|ELICITATION)` \| ([^|]*) \|", re.M)
+
+
+@pytest.fixture(scope="module")
+def settings() -> ModuleType:
+    module: ModuleType = pytest.importorskip(
+        "entrypoints.settings", reason="the entrypoints have not landed yet"
+    )
+    return module
+
+
+def documented() -> dict[str, str]:
+    """Variable -> its default cell, from the reference table."""
+    rows = {name: default.strip() for name, default in _ROW.findall(REFERENCE.read_text(encoding="utf-8"))}
+    assert rows, "no variable table found in docs/configuration.md"
+    return rows
+
+
+def test_every_variable_the_server_reads_is_documented_and_nothing_else(settings: ModuleType) -> None:
+    assert set(documented()) == set(settings.KNOWN_VARIABLES)
+
+
+def test_every_documented_variable_is_named_in_the_settings_module() -> None:
+    if not SETTINGS_SOURCE.exists():
+        pytest.skip("the entrypoints have not landed yet")
+    source = SETTINGS_SOURCE.read_text(encoding="utf-8")
+    missing = [name for name in documented() if f'"{name}"' not in source]
+    assert not missing, f"documented but never read by entrypoints/settings.py: {missing}"
+
+
+def test_every_documented_default_is_the_default_the_server_uses(settings: ModuleType) -> None:
+    defaults = {name: default for name, default, _ in settings.VARIABLES}
+    rows = documented()
+    wrong = {
+        name: (rows[name], defaults[name])
+        for name in rows
+        if name in defaults and defaults[name].lower() not in rows[name].lower().replace("`", "")
+    }
+    assert not wrong, f"documented default vs settings.VARIABLES: {wrong}"
+
+
+@pytest.mark.slow
+def test_every_documented_variable_appears_in_the_help_output(settings: ModuleType) -> None:
+    # The installed console script when there is one; `python -m entrypoints` runs the same main().
+    script = Path(sys.executable).with_name("woodpecker-ci-mcp")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "entrypoints"]
+    result = subprocess.run(
+        [*command, "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "", "PYTHONPATH": str(ROOT)},
+    )
+    assert result.returncode == 0, result.stderr
+    missing = [name for name in documented() if name not in result.stdout]
+    assert not missing, f"documented but absent from --help: {missing}"
