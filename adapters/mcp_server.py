@@ -167,8 +167,9 @@ def call_context(
             principal, credential, "mrtr", answer=_input_answer(params), request_state=params.request_state
         )
     if not session.can_send_request:
-        # A handshake-era connection without a back-channel (stateless HTTP) cannot carry a dialog.
-        return CallContext(principal, credential, "token", no_dialog="client")
+        # A handshake-era connection without a back-channel (stateless or JSON-response HTTP) cannot
+        # carry a dialog. The client declared it can show one, so the fallback must not blame it.
+        return CallContext(principal, credential, "token", no_dialog="connection")
     channel: Channel = "push"
     asker = McpSessionAsker(session, ctx.request_id, app.ask_timeout_seconds)
     return CallContext(principal, credential, channel, asker=asker)

@@ -55,8 +55,10 @@ def audit_event(
 ) -> dict[str, object]:
     """The record: ISO-8601 UTC time, tool, target ids, short fingerprint, path, outcome, principal.
 
-    `principal` is already a keyed digest; it is shortened further. No token value, no
-    secret and no text written by the forge or a repository can reach the record.
+    `fingerprint` should be the call's `audit_fingerprint` (which depends on no body value, so
+    no secret value can be tested against it); it is shortened. `principal` is already a keyed
+    digest; it is shortened further. No token value, no secret and no text written by the forge
+    or a repository can reach the record.
     """
     return {
         "event": "guard",

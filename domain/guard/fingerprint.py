@@ -53,6 +53,20 @@ def fingerprint(tool: ToolSpec, args: Mapping[str, Any], principal: str | None) 
     return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
 
 
+def audit_fingerprint(tool: ToolSpec, args: Mapping[str, Any], principal: str | None) -> str:
+    """The fingerprint of this call with every body value masked, for the audit trail.
+
+    It still tells calls apart by tool, targets, which body fields they set, and principal, but
+    depends on no body value: the call's own fingerprint digests a new secret value or password,
+    so a reader of the audit trail could otherwise test guesses of it offline.
+
+    Raises:
+        TypeError: a target is not a JSON value.
+    """
+    masked = {name: "*" for name in body_of(tool, args)}
+    return fingerprint(tool, {**args, **masked}, principal)
+
+
 def short(fp: str) -> str:
-    """The first 12 hex digits: enough to correlate audit lines, too few to matter if leaked."""
+    """The first 12 hex digits: enough to correlate audit lines."""
     return fp[:12]

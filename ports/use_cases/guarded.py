@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from domain.arguments import ArgumentError
 from domain.guard.audit import Outcome, Path, audit_event
-from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, canonical_json, fingerprint
+from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canonical_json, fingerprint
 from domain.guard.policy import Decision, WideningRule, covers, decide, needs_current
 from domain.guard.question import flatten
 from domain.guard.tokens import TOKEN_TTL_SECONDS
@@ -30,8 +30,10 @@ from ports.use_cases.tools import InvalidArguments, ToolResult, ToolRunner
 from ports.woodpecker import Credential, WoodpeckerError
 
 Channel = Literal["push", "mrtr", "token"]
-# Who did not ask, on the token path: the client (no dialog to show) or this server (ELICITATION=false).
-NoDialog = Literal["client", "server"]
+# Who did not ask, on the token path: the client (it declared no dialog), this server (started with
+# ELICITATION=false), or this server's connection (the client can show a dialog, but this connection
+# has no way to reach it during the call). Only the first blames the client.
+NoDialog = Literal["client", "server", "connection"]
 
 # A push dialog re-asks when the object changed while the person read; past this, give up.
 MAX_PUSH_ROUNDS = 3
@@ -221,6 +223,10 @@ class GuardedCalls:
             return self._question(call, call.decision)
         if not ctx.answer.is_yes:
             return self._declined(call, ctx.answer)
+        if not covers(opened.reasons, call.decision.reasons):
+            # This retry widens something its question did not show (possible only when a deciding
+            # argument is left out of the fingerprint): the old answer does not cover it.
+            return self._question(call, call.decision)
         self._record(call, "approved")
         applied = await self._apply(call, opened.reasons)
         if isinstance(applied, Complete):
@@ -300,6 +306,11 @@ class GuardedCalls:
     def _token_issued(self, call: _Call, token: str) -> ToolResult:
         if call.ctx.no_dialog == "server":
             who = "This server was started with ELICITATION=false, so it shows no dialog: nobody was asked."
+        elif call.ctx.no_dialog == "connection":
+            who = (
+                "This server cannot reach the client during a call on this connection, so it could not "
+                "show the client's dialog: nobody was asked."
+            )
         else:
             who = (
                 "This client did not declare the elicitation capability, so it cannot show a "
@@ -322,7 +333,7 @@ class GuardedCalls:
                 "outcome": "confirmation_required",
                 "confirm_token": token,
                 "expires_in_seconds": TOKEN_TTL_SECONDS,
-                "not_asked_by": call.ctx.no_dialog,
+                "not_asked_by": "client" if call.ctx.no_dialog == "client" else "server",
                 "message": text,
             },
             text=text,
@@ -345,7 +356,10 @@ class GuardedCalls:
                 now=self._clock.now(),
                 tool=call.spec.name,
                 targets={name: call.args.get(name) for name in names if name in call.args},
-                fingerprint=call.fingerprint,
+                # Not the call's own fingerprint: that one digests body values (a new secret value,
+                # a password), and even a short prefix of it would let a reader of the audit trail
+                # test guesses of them.
+                fingerprint=audit_fingerprint(call.spec, call.args, call.ctx.principal),
                 path=call.path,
                 outcome=outcome,
                 principal=call.ctx.principal,

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from domain.guard.fingerprint import body_of, canonical_json, fingerprint, short
+from domain.guard.fingerprint import audit_fingerprint, body_of, canonical_json, fingerprint, short
 from domain.tools import ToolSpec
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from tests.domain._guard_strategies import GUARDED, IDS, JSON, tool_and_arguments
@@ -178,3 +178,51 @@ def test_the_canonical_form_is_pinned_so_replicas_of_different_releases_agree() 
         f'[["scope","global"],["repo_id"],["org_id"],["name","K"]],"{body}","p"]'
     )
     assert fingerprint(UPDATE_SECRET, {"name": "K", "value": "v", "scope": "global"}, "p") == sha(secret)
+
+
+@given(
+    st.sampled_from(BODY_BOUND).flatmap(lambda t: st.tuples(st.just(t), tool_and_arguments((t,)))),
+    JSON,
+    PRINCIPALS,
+    st.data(),
+)
+def test_the_audit_fingerprint_depends_on_no_body_value(
+    drawn: tuple[ToolSpec, tuple[ToolSpec, dict[str, Any]]],
+    new_value: Any,
+    principal: str | None,
+    data: st.DataObject,
+) -> None:
+    tool, (_, args) = drawn
+    body = body_of(tool, args)
+    assume(body)
+    key = data.draw(st.sampled_from(sorted(body)))
+    changed = {**args, key: new_value}
+    assert audit_fingerprint(tool, changed, principal) == audit_fingerprint(tool, args, principal)
+    # ...so it is not the call's own fingerprint, which a reader could test guesses against
+    # (the two agree only for a body whose every value is the mask itself).
+    assume(any(value != "*" for value in body.values()))
+    assert audit_fingerprint(tool, args, principal) != fingerprint(tool, args, principal)
+
+
+@given(tool_and_arguments(), PRINCIPALS, PRINCIPALS, JSON, st.data())
+def test_the_audit_fingerprint_still_tells_targets_and_callers_apart(
+    tool_args: tuple[ToolSpec, dict[str, Any]],
+    one: str | None,
+    other: str | None,
+    new_value: Any,
+    data: st.DataObject,
+) -> None:
+    tool, args = tool_args
+    assert (audit_fingerprint(tool, args, one) == audit_fingerprint(tool, args, other)) == (one == other)
+    assert tool.guard is not None
+    present = [name for name in tool.guard.targets if name in args]
+    if present:
+        name = data.draw(st.sampled_from(present))
+        assume(_json_differs(args[name], new_value))
+        assert audit_fingerprint(tool, {**args, name: new_value}, one) != audit_fingerprint(tool, args, one)
+
+
+def test_without_a_bound_body_the_audit_fingerprint_is_the_calls_own() -> None:
+    assert audit_fingerprint(APPROVE, {"repo_id": 5, "number": 12}, "p") == fingerprint(
+        APPROVE, {"repo_id": 5, "number": 12}, "p"
+    )

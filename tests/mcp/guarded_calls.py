@@ -2,7 +2,11 @@
 
 from typing import Any
 
+from mcp import Client
+
 from sandbox.seed import HOSTILE_STRINGS
+from sandbox.server import Sandbox
+from tests.fixtures.mcp import REPLIES, Person, Reply
 
 # One call per guarded tool that widens reach (so it must ask) and succeeds on the seeded data.
 WIDENING: dict[str, dict[str, Any]] = {
@@ -75,3 +79,25 @@ def assert_clean_question(question: str, args: dict[str, Any]) -> None:
         assert number in question, f"id {number} missing from the question"
     for fragment in hostile_fragments():
         assert fragment not in question, f"pushed text reached the question: {fragment!r}"
+
+
+async def check_guarded_call(
+    client: Client, person: Person, sandbox: Sandbox, tool: str, replies: tuple[Reply, ...] = REPLIES
+) -> None:
+    """The widening call of `tool`, once per reply: one question with ids and no pushed text each
+    time; a yes makes exactly the tool's writes, any other answer none and says nothing was done."""
+    args = WIDENING[tool]
+    for reply in replies:
+        sandbox.reset()
+        person.reply, person.questions = reply, []
+        result = await client.call_tool(tool, dict(args))
+        writes = [(w.method, w.path) for w in sandbox.state_changing_requests()]
+        where = f"{tool} answered {reply}"
+        assert len(person.questions) == 1, f"{where}: asked {len(person.questions)} times"
+        assert_clean_question(person.questions[0], args)
+        if reply == "accept":
+            assert not result.is_error, (where, result.content)
+            assert len(writes) == WRITES[tool], (where, writes)
+        else:
+            assert writes == [], (where, writes)
+            assert "nothing was done" in str(getattr(result.content[0], "text", "")), (where, result.content)

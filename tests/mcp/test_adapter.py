@@ -19,6 +19,7 @@ from adapters.mcp_server import (
 )
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.asker import Answer
+from ports.use_cases.guarded import CallContext, Complete
 from ports.woodpecker import Credential
 from tests.fixtures.mcp import MODES, Person, build_harness_on
 from tests.mcp.fake_woodpecker import FakeWoodpecker
@@ -92,14 +93,19 @@ async def test_a_legacy_client_with_a_dialog_is_asked_by_push_never_with_input_r
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_client_that_can_ask_is_asked_even_when_it_brings_a_token(mode: str) -> None:
+async def test_a_client_that_can_ask_is_asked_even_when_it_brings_a_valid_token(mode: str) -> None:
     woodpecker = fake()
     harness = build_harness_on(woodpecker, Credential("t"))
     person = Person("decline")
     with anyio.fail_after(10):
+        # The same caller, first without a dialog: a token that would act on the token path.
+        async with Client(harness.server, mode=mode) as plain:
+            issued = await plain.call_tool("delete_repository", {"repo_id": 5})
+        assert issued.structured_content is not None
+        token = issued.structured_content["confirm_token"]
         async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
-            result = await client.call_tool("delete_repository", {"repo_id": 5, "confirm_token": "0" * 32})
-    assert person.questions and woodpecker.writes == []
+            result = await client.call_tool("delete_repository", {"repo_id": 5, "confirm_token": token})
+    assert len(person.questions) == 1 and woodpecker.writes == []
     assert result.structured_content is not None and result.structured_content["outcome"] == "declined"
 
 
@@ -137,10 +143,14 @@ class _Session:
         self.can_send_request = can_send
 
 
-def _ctx(version: str, capabilities: Any, scope: dict[str, Any] | None = None) -> Any:
+def _ctx(
+    version: str, capabilities: Any, scope: dict[str, Any] | None = None, *, can_send: bool = True
+) -> Any:
     caps = types.ClientCapabilities.model_validate(capabilities) if capabilities is not None else None
     request = SimpleNamespace(scope=scope) if scope is not None else None
-    return SimpleNamespace(session=_Session(caps), protocol_version=version, request=request, request_id=1)
+    return SimpleNamespace(
+        session=_Session(caps, can_send), protocol_version=version, request=request, request_id=1
+    )
 
 
 def test_an_http_request_brings_its_own_principal_and_credential_from_the_asgi_scope() -> None:
@@ -181,6 +191,21 @@ def test_the_channel_follows_the_revision_and_the_declared_capability() -> None:
         assert (no_dialog.channel, no_dialog.no_dialog) == ("token", "client")
         server_off = call_context(_ctx(version, elicit), params, off)
         assert (server_off.channel, server_off.no_dialog) == ("token", "server")
+    # A 2025-11-25 connection with no way back to the client (JSON-response HTTP) is ours to blame.
+    no_channel = call_context(_ctx("2025-11-25", elicit, can_send=False), params, on)
+    assert (no_channel.channel, no_channel.no_dialog) == ("token", "connection")
+
+
+async def test_a_token_issued_for_want_of_a_channel_does_not_blame_the_client() -> None:
+    harness = build_harness_on(fake(), Credential("t"))
+    ctx = CallContext(None, None, "token", no_dialog="connection")
+    with anyio.fail_after(10):
+        outcome = await harness.guarded.call("pause_queue", {}, ctx)
+    assert isinstance(outcome, Complete)
+    text = outcome.result.text
+    assert "did not declare" not in text and "ELICITATION" not in text
+    assert "This server cannot reach the client" in text and "nobody was asked" in text
+    assert outcome.result.structured["not_asked_by"] == "server"
 
 
 async def test_an_asker_whose_client_fails_or_times_out_hears_a_no() -> None:

@@ -1,5 +1,6 @@
 """2026-07-28 retries driven by hand: a state that does not open onto exactly this call is no answer, so the client is asked afresh."""
 
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -7,8 +8,20 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from domain.tools import Catalogue
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from ports.woodpecker import Credential
 from sandbox.server import Sandbox
-from tests.fixtures.mcp import OTHER_SEAL_KEY, SEAL_KEY, Harness, Person, elicit_result, harness_for
+from tests.fixtures.mcp import (
+    OTHER_SEAL_KEY,
+    SEAL_KEY,
+    Harness,
+    Person,
+    build_harness_on,
+    elicit_result,
+    harness_for,
+)
+from tests.mcp.fake_woodpecker import FakeWoodpecker
 
 pytestmark = pytest.mark.anyio
 
@@ -139,3 +152,40 @@ async def test_a_garbage_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
     async with harness_for(sandbox.url, sandbox.admin_token) as harness:
         for junk in ["", "x", "v1." + "A" * 5000, "🙂" * 10]:
             state_of(await fresh_question_then(harness, sandbox, junk))
+
+
+async def test_an_answer_never_covers_a_reason_its_question_did_not_show() -> None:
+    # A catalogue that (wrongly) leaves update_repository's body out of the fingerprint: the
+    # seal then opens for a retry that adds a grant, and the guard itself must still refuse it.
+    spec = WOODPECKER_TOOLS.get("update_repository")
+    assert spec.guard is not None
+    loose = replace(spec, guard=replace(spec.guard, body_bound=False))
+    catalogue = Catalogue(tuple(loose if t.name == spec.name else t for t in WOODPECKER_TOOLS))
+    woodpecker = FakeWoodpecker({"/api/repos/5": {"id": 5}})
+    harness = build_harness_on(woodpecker, Credential("t"), catalogue=catalogue)
+    grant = {"repo_id": 5, "trusted_network": True}
+    with anyio.fail_after(15):
+        async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
+            asked = await client.session.call_tool("update_repository", grant, allow_input_required=True)
+            state = state_of(asked)
+            wider = await client.session.call_tool(
+                "update_repository",
+                {**grant, "trusted_volumes": True},
+                allow_input_required=True,
+                input_responses=YES,
+                request_state=state,
+            )
+            assert woodpecker.writes == []
+            same = await client.session.call_tool(
+                "update_repository",
+                grant,
+                allow_input_required=True,
+                input_responses=YES,
+                request_state=state,
+            )
+    assert isinstance(wider, types.InputRequiredResult)
+    request = (wider.input_requests or {})["confirm"]
+    assert isinstance(request, types.ElicitRequest)
+    assert "trusted volumes" in request.params.message
+    assert isinstance(same, types.CallToolResult) and not same.is_error
+    assert len(woodpecker.writes) == 1
