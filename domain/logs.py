@@ -1,10 +1,8 @@
-"""Log windowing: keep the first or last N lines of a log fed in any order, in memory bounded by N."""
+"""Step log entries as lines: which entries are output, their text, and a window of the first or last N kept in memory bounded by N."""
 
 import base64
 import heapq
 from collections import deque
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
 End = Literal["head", "tail"]
@@ -87,66 +85,14 @@ class LogWindower(Generic[T]):
         return [(-neg, payload) for neg, _, payload in ordered]
 
 
-@dataclass(frozen=True, slots=True)
-class LineCut:
-    """The part of a line sequence that fits a byte budget: `lines[start:stop]`."""
+def is_output(entry_type: object) -> bool:
+    """Whether a log entry of this `type` is part of the step's output; an unknown type counts as output.
 
-    start: int
-    stop: int
-    size: int  # UTF-8 bytes of the kept lines, one newline each
-
-    @property
-    def count(self) -> int:
-        return self.stop - self.start
-
-
-def line_size(text: str) -> int:
-    """Bytes a line costs in the output: its UTF-8 encoding plus one newline."""
-    return len(text.encode("utf-8", "surrogatepass")) + 1
-
-
-def cut_to_budget(lines: Sequence[str], budget: int, keep: End = "tail") -> LineCut:
-    """Keep as many whole lines as fit in `budget` bytes.
-
-    "tail" keeps the end of `lines` (dropping from the start), "head" keeps the start.
-    Never splits a line: a line that does not fit ends the cut, even if a shorter one
-    further on would fit, so the kept lines stay contiguous.
+    LogEntry.type is 0 stdout, 1 stderr, 2 exit code, 3 metadata, 4 progress. The last two are
+    bookkeeping, not something the step printed, so they are neither shown nor counted as lines.
     """
-    if keep not in ("head", "tail"):
-        raise ValueError("keep must be 'head' or 'tail'")
-    size = 0
-    n = len(lines)
-    if keep == "head":
-        stop = 0
-        while stop < n:
-            cost = line_size(lines[stop])
-            if size + cost > budget:
-                break
-            size += cost
-            stop += 1
-        return LineCut(0, stop, size)
-    start = n
-    while start > 0:
-        cost = line_size(lines[start - 1])
-        if size + cost > budget:
-            break
-        size += cost
-        start -= 1
-    return LineCut(start, n, size)
-
-
-def clip_line(text: str, max_bytes: int, marker: str = " [line cut]") -> str:
-    """Shorten one overlong line to at most `max_bytes` UTF-8 bytes, ending with `marker`.
-
-    Cuts at a character boundary. A line that already fits comes back unchanged.
-    """
-    raw = text.encode("utf-8", "surrogatepass")
-    if len(raw) <= max_bytes:
-        return text
-    room = max_bytes - len(marker.encode("utf-8"))
-    if room <= 0:
-        return marker.encode("utf-8")[: max(max_bytes, 0)].decode("utf-8", "ignore")
-    return raw[:room].decode("utf-8", "ignore") + marker
+    # Comparisons, not a set lookup: a malformed `type` may be unhashable. Called once per entry.
+    return entry_type != 3 and entry_type != 4
 
 
 def decode_log_data(data: str) -> str:

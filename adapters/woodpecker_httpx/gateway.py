@@ -6,13 +6,13 @@ import random
 import ssl
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from types import TracebackType
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 import anyio
 import httpx
 
 from adapters.woodpecker_httpx.log_stream import LogArrayReader, LooksLikeHtml, MalformedLog
-from domain.logs import LogWindower, decode_log_data
+from domain.logs import LogWindower, decode_log_data, is_output
 from ports.woodpecker import (
     ApiCall,
     ApiResponse,
@@ -55,6 +55,8 @@ CREDENTIAL_HINT = (
 )
 
 T = TypeVar("T")
+# Which token a request carried: none, this server's own (WOODPECKER_TOKEN), or the MCP client's.
+_Sent = Literal["none", "own", "client"]
 
 
 class _Headers(Mapping[str, str]):
@@ -90,9 +92,9 @@ class _Retry(Exception):
 class HttpxWoodpeckerGateway:
     """`WoodpeckerGateway` over one `httpx.AsyncClient` owned by this object (close it with `aclose`).
 
-    - The per-call credential wins over the default token; with neither, no Authorization
-      header is sent. The token goes only to the configured origin: redirects are refused
-      and every request URL is checked against it.
+    - The per-call credential wins over the default token; with neither, and always for the
+      root routes /version and /healthz, no Authorization header is sent. The token goes only
+      to the configured origin: redirects are refused and every request URL is checked against it.
     - Every answer has a byte ceiling checked against Content-Length first and again while
       it streams; step logs have their own, larger ceiling and are windowed on the fly.
     - Only GETs are retried (connection errors, 429, 502, 503, 504) with exponential
@@ -139,10 +141,14 @@ class HttpxWoodpeckerGateway:
         self._log_deadline = log_deadline if log_deadline is not None else max(20 * timeout, 300.0)
         self._root: httpx.URL | None = None
         self._client: httpx.AsyncClient | None = None
+        self._closed = False
         if base_url:
-            root = _parse_root(base_url)
-            self._root = root
-            self._client = httpx.AsyncClient(
+            self._root = _parse_root(base_url)
+
+        # Built at the first request, not here: the TLS context and httpx's transport cost about
+        # 50 ms of CPU, and a stdio server must answer initialize and tools/list before any call.
+        def new_client() -> httpx.AsyncClient:
+            return httpx.AsyncClient(
                 # verify applies to this client only; nothing process-wide changes.
                 verify=False if insecure_tls else _verifying_context(trust_env),
                 timeout=httpx.Timeout(timeout, connect=self._connect_timeout),
@@ -154,9 +160,12 @@ class HttpxWoodpeckerGateway:
                 trust_env=trust_env,
             )
 
+        self._new_client = new_client
+
     # ------------------------------------------------------------------ lifecycle
 
     async def aclose(self) -> None:
+        self._closed = True
         if self._client is not None:
             await self._client.aclose()
 
@@ -203,7 +212,8 @@ class HttpxWoodpeckerGateway:
         deadline: float,
     ) -> T:
         client, url = self._target(call.path)
-        secret = credential or self._token
+        # /version and /healthz need no token, so none travels there, whoever holds one.
+        secret = None if call.path in _ROOT_PATHS else credential or self._token
         if secret is not None and not secret.reveal():
             secret = None
         if secret is not None and not _is_token_shaped(secret.reveal()):
@@ -270,7 +280,7 @@ class HttpxWoodpeckerGateway:
             ) from None
 
     def _target(self, path: str) -> tuple[httpx.AsyncClient, httpx.URL]:
-        if self._client is None or self._root is None:
+        if self._root is None:
             raise NotConfigured(f"No Woodpecker server is configured: {SETUP_HINT}.")
         if (
             not path.startswith("/")
@@ -284,6 +294,10 @@ class HttpxWoodpeckerGateway:
         # The Authorization header must only ever travel to the configured origin.
         if (url.scheme, url.host, url.port) != (root.scheme, root.host, root.port):
             raise ValueError("an ApiCall path may not name another host")
+        if self._client is None:
+            if self._closed:
+                raise RuntimeError("this Woodpecker gateway is closed")
+            self._client = self._new_client()
         return self._client, url
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
@@ -312,22 +326,23 @@ class HttpxWoodpeckerGateway:
         # the end are decoded, so lines that fall out of it cost no base64 work.
         windower: LogWindower[dict[str, Any]] = LogWindower(window.limit, window.from_end)
         feed = windower.feed
+
+        def keep(entries: list[dict[str, Any]]) -> None:
+            for entry in entries:
+                number = entry.get("line")
+                if type(number) is not int:
+                    raise MalformedLog("a log entry has no line number")
+                if is_output(entry.get("type")):
+                    feed(number, entry)
+
         received = 0
         try:
             async for chunk in response.aiter_bytes():
                 received += len(chunk)
                 if received > self._max_log_bytes:
                     _too_large(self._max_log_bytes)
-                for entry in reader.feed(chunk):
-                    number = entry.get("line")
-                    if type(number) is not int:
-                        raise MalformedLog("a log entry has no line number")
-                    feed(number, entry)
-            for entry in reader.close():
-                number = entry.get("line")
-                if type(number) is not int:
-                    raise MalformedLog("a log entry has no line number")
-                feed(number, entry)
+                keep(reader.feed(chunk))
+            keep(reader.close())
         except LooksLikeHtml:
             _serves_web_ui()
         except MalformedLog as exc:
@@ -347,7 +362,8 @@ class HttpxWoodpeckerGateway:
         except httpx.HTTPError:
             raw = b""
         detail = _detail(response, raw, self._known_secrets(secret))
-        error = _error_for(status, detail, call, secret is not None)
+        sent: _Sent = "none" if secret is None else "own" if secret == self._token else "client"
+        error = _error_for(status, detail, call, sent)
         if call.idempotent_read and status in _RETRY_STATUSES:
             raise _Retry(error, _retry_after(response) if status in (429, 503) else None)
         raise error
@@ -461,13 +477,21 @@ def _detail(response: httpx.Response, raw: bytes, secrets: tuple[str, ...]) -> s
     return text or None
 
 
-def _error_for(status: int, detail: str | None, call: ApiCall, sent_token: bool) -> WoodpeckerError:
+def _error_for(status: int, detail: str | None, call: ApiCall, sent: _Sent) -> WoodpeckerError:
+    """The port error for a non-2xx answer; `sent` is which token went: none, our own, or the client's."""
     said = f": {detail}" if detail else ""
     if status == 401:
-        if not sent_token:
+        if sent == "none":
             return Unauthorized(
                 "Woodpecker needs a token for this (HTTP 401): set WOODPECKER_TOKEN to a personal access "
                 "token from your Woodpecker user settings and call get_server_info",
+                detail=detail,
+            )
+        if sent == "client":
+            # Per-client mode: the token is the bearer this MCP client presented, not WOODPECKER_TOKEN.
+            return Unauthorized(
+                "Woodpecker did not accept the token this client presented (HTTP 401): configure the "
+                "client with a valid Woodpecker personal access token as its bearer, and call get_server_info",
                 detail=detail,
             )
         return Unauthorized(

@@ -261,7 +261,16 @@ class ToolRunner:
     async def _update_user(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
         read = requests.user(args["login"], args["forge_id"])
         current = (await self._send(read, cred)).data
-        await self._send(requests.user_patch(args["login"], requests.merge_user(current, args)), cred)
+        patched = await self._send(
+            requests.user_patch(args["login"], requests.merge_user(current, args)), cred
+        )
+        if isinstance(patched.data, Mapping) and not patched.data.get("id"):
+            # Woodpecker finds the row by forge_id + forge_remote_id; when none matches it stores
+            # nothing and echoes the body with id 0, so the stored record below would read as a success.
+            raise BadResponse(
+                f"Woodpecker did not apply the update to {args['login']}: it matched no account by forge "
+                "id and forge_remote_id, so nothing changed. Call get_user to read the account, then try again."
+            )
         # The PATCH answer echoes the request; the stored record is what to report.
         return self._shape(spec, args, await self._send(read, cred))
 

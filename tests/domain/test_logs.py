@@ -1,18 +1,20 @@
-"""Properties of the pure log window and the line-boundary cut."""
+"""Properties of the log window and of the line-boundary cut the tool result makes under its budget."""
 
 import base64
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.logs import End, LogWindower, clip_line, cut_to_budget, decode_log_data, line_size
+from domain.arguments import validate
+from domain.logs import End, LogWindower, decode_log_data, is_output
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.results import LogPiece, shape_logs, size
 
 ENDS = st.sampled_from(["head", "tail"])
 # Line numbers with duplicates allowed: the window must still be exact and stable.
 ENTRIES = st.lists(st.integers(min_value=0, max_value=60), max_size=80)
-LINES = st.lists(st.text(max_size=12), max_size=40)
 
 
 def expected_window(numbers: list[int], limit: int, end: End) -> list[tuple[int, int]]:
@@ -79,38 +81,62 @@ def test_a_negative_limit_is_refused() -> None:
         LogWindower(-1)
 
 
-@given(LINES, st.integers(min_value=0, max_value=200), ENDS)
-def test_the_cut_keeps_whole_lines_under_the_budget_and_stops_at_the_first_that_does_not_fit(
-    lines: list[str], budget: int, keep: End
+# Printable text without control characters: a line like this is shown exactly as it was printed.
+# Long runs of one character (some of them multi-byte, or escaped in JSON) make logs that overflow.
+PLAIN = st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), max_size=300) | st.builds(
+    str.__mul__, st.sampled_from(["x", "ä", "日", "😀", '"']), st.integers(min_value=0, max_value=300)
+)
+LOG_TOOL = WOODPECKER_TOOLS.get("get_step_logs")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    texts=st.lists(PLAIN, max_size=120),
+    first=st.sampled_from([0, 1_000_000]),
+    limit=st.integers(min_value=1, max_value=150),
+    end=ENDS,
+    budget=st.integers(min_value=1_000, max_value=12_000),
+    rnd=st.randoms(use_true_random=False),
+)
+def test_any_window_is_the_right_lines_cut_at_a_line_boundary_under_the_budget(
+    texts: list[str], first: int, limit: int, end: End, budget: int, rnd: random.Random
 ) -> None:
-    cut = cut_to_budget(lines, budget, keep)
-    kept = lines[cut.start : cut.stop]
-    assert cut.size == sum(line_size(t) for t in kept) <= budget
-    if keep == "head":
-        assert cut.start == 0
-        if cut.stop < len(lines):
-            assert cut.size + line_size(lines[cut.stop]) > budget
-    else:
-        assert cut.stop == len(lines)
-        if cut.start > 0:
-            assert cut.size + line_size(lines[cut.start - 1]) > budget
-    assert cut.count == len(kept)
+    log = [(first + i, text) for i, text in enumerate(texts)]
+    expected = log[:limit] if end == "head" else log[max(len(log) - limit, 0) :]
+    # What the gateway does while the log streams in (in any order), then what the tool returns.
+    windower: LogWindower[str] = LogWindower(limit, end)
+    for number, text in rnd.sample(log, len(log)):
+        windower.feed(number, text)
+    assert windower.window() == expected
+    args = validate(LOG_TOOL, {"repo_id": 1, "number": 2, "step_id": 3, "limit": limit, "from": end})
+    step = {"id": 3, "name": "test", "state": "failure", "exit_code": 2}
+    pieces = [LogPiece(number, text) for number, text in windower.window()]
+    result = shape_logs(LOG_TOOL, args, pieces, windower.total, step, budget=budget).structured
+
+    assert size(result) <= budget
+    shown = [(line["line"], line["text"]) for line in result["lines"]]
+    k = len(shown)
+    # Whole lines, contiguous, from the end being read: the tail's last lines or the head's first.
+    assert shown == (expected[:k] if end == "head" else expected[len(expected) - k :])
+    assert result.get("cut_lines", 0) == len(expected) - k
+    assert (result["total_lines"], result["exit_code"], result["from"], result["limit"]) == (
+        len(log),
+        2,
+        end,
+        limit,
+    )
+    assert (result["first_line"], result["last_line"]) == (
+        (shown[0][0], shown[-1][0]) if shown else (None, None)
+    )
+    if k < len(expected):
+        # The cut is where the budget ran out, not earlier: the next line would not have fitted.
+        following = expected[k] if end == "head" else expected[len(expected) - k - 1]
+        assert size(result) + size({"line": following[0], "text": following[1]}) + 1 > budget - 64
 
 
-def test_the_cut_counts_multibyte_characters_in_bytes() -> None:
-    lines = ["ä" * 10, "ok"]
-    assert cut_to_budget(lines, 22, "head").stop == 1  # 20 bytes + newline
-    assert cut_to_budget(lines, 20, "head").stop == 0
-
-
-@given(st.text(max_size=60), st.integers(min_value=0, max_value=80))
-def test_a_clipped_line_fits_its_byte_limit_and_keeps_a_prefix(text: str, limit: int) -> None:
-    clipped = clip_line(text, limit)
-    assert len(clipped.encode("utf-8", "surrogatepass")) <= max(limit, 0)
-    if len(text.encode("utf-8", "surrogatepass")) <= limit:
-        assert clipped == text
-    elif clipped.endswith(" [line cut]"):
-        assert text.startswith(clipped.removesuffix(" [line cut]"))
+def test_metadata_and_progress_entries_are_not_output() -> None:
+    assert [is_output(kind) for kind in (0, 1, 2, 3, 4)] == [True, True, True, False, False]
+    assert is_output(None) and is_output(7) and is_output([3])  # unknown or malformed: shown, never a crash
 
 
 @given(st.binary(max_size=64))

@@ -92,6 +92,21 @@ async def test_lines_that_arrive_out_of_order_come_back_ordered_by_line(
     assert window.lines[0].text == "line 250"
 
 
+async def test_metadata_and_progress_entries_are_neither_shown_nor_counted_as_lines(
+    scripted_server: ScriptedServer, make_gateway: GatewayFactory
+) -> None:
+    # LogEntry.type: 0 stdout, 1 stderr, 2 exit code are output; 3 metadata and 4 progress are not.
+    entries = [{**entry(i, f"type {kind}"), "type": kind} for i, kind in enumerate([0, 3, 1, 4, 2, 4])]
+    scripted_server.then(raw_response(200, body_of(entries)), raw_response(200, body_of(entries)))
+    gateway = make_gateway(scripted_server.url)
+    with anyio.fail_after(5):
+        tail = await gateway.step_log(PATH, LogWindowRequest(2, "tail"), None)
+        head = await gateway.step_log(PATH, LogWindowRequest(10, "head"), None)
+    assert [(line.number, line.text) for line in tail.lines] == [(2, "type 1"), (4, "type 2")]
+    assert [line.text for line in head.lines] == ["type 0", "type 1", "type 2"]
+    assert tail.total_lines == head.total_lines == 3
+
+
 @pytest.mark.parametrize("body", [b"null", b"[]"])
 async def test_a_step_without_log_lines_is_an_empty_window(
     scripted_server: ScriptedServer, make_gateway: GatewayFactory, body: bytes

@@ -68,6 +68,22 @@ async def test_get_server_info_sends_no_credential(call: Call, sandbox: Sandbox)
     assert [(r.path, r.login) for r in sandbox.requests] == [("/version", None), ("/healthz", None)]
 
 
+async def test_get_server_info_sends_no_token_when_the_server_holds_one(sandbox: Sandbox) -> None:
+    # Wired as the container wires it: the gateway holds the token and the runner falls back to it.
+    token = _cred(sandbox)
+    transport = httpx.AsyncHTTPTransport(verify=False)
+    async with HttpxWoodpeckerGateway(sandbox.url, token=token, trust_env=False, transport=transport) as gw:
+        runner = ToolRunner(WOODPECKER_TOOLS, gw, default_credential=token)
+        info = await runner.run("get_server_info", {}, None)
+        me = await runner.run("get_current_user", {}, None)
+    assert not info.is_error and not me.is_error
+    assert [(r.path, r.login) for r in sandbox.requests] == [
+        ("/version", None),
+        ("/healthz", None),
+        ("/api/user", "ada"),
+    ]
+
+
 async def test_get_server_info_without_a_url_answers_setup_instructions() -> None:
     async with HttpxWoodpeckerGateway(None) as gateway:
         result = await ToolRunner(WOODPECKER_TOOLS, gateway, configured=False).run(
@@ -164,6 +180,16 @@ async def test_a_partial_user_update_leaves_the_other_fields_intact(call: Call, 
     )
     admin = await call("update_user", "ada", login="ada", forge_id=1, email="ada@new.example.org")
     assert admin.structured["user"]["admin"] is True and sandbox.world.users[1].admin is True
+
+
+async def test_a_user_update_that_woodpecker_did_not_apply_is_an_error(call: Call, sandbox: Sandbox) -> None:
+    # No account matched the body's forge_id + forge_remote_id: Woodpecker echoes the body with id 0.
+    ghost = {"id": 0, "login": "bob", "email": "robert@example.org", "avatar_url": "", "org_id": 0}
+    sandbox.inject_fault("PATCH", "/api/users/bob", 200, json.dumps(ghost))
+    result = await call("update_user", "ada", login="bob", forge_id=1, email="robert@example.org")
+    assert result.is_error, result.text
+    assert "nothing changed" in result.text and "get_user" in result.text
+    assert sandbox.world.users[2].email == "bob@example.org"
 
 
 async def test_a_partial_agent_update_leaves_the_other_field_intact(call: Call, sandbox: Sandbox) -> None:

@@ -24,8 +24,9 @@ SETUP_WITHOUT_LOGIN = (
 _HINTS: Mapping[str, str] = {
     "not_configured": SETUP,
     "unauthorized": (
-        "Woodpecker did not accept the token (401). Check that WOODPECKER_TOKEN is a valid personal access "
-        "token, and call get_server_info to check the connection itself."
+        "Woodpecker did not accept the token (401). Check that WOODPECKER_TOKEN (or, for a client of a "
+        "per-client HTTP server, the bearer it presents) is a valid personal access token, and call "
+        "get_server_info to check the connection itself."
     ),
     "server_error": "Woodpecker failed on its side; try again later or check its logs.",
     "unavailable": "Woodpecker could not be reached. Call get_server_info to check the connection.",
