@@ -294,7 +294,17 @@ def _check_object(value: Any, spec: Mapping[str, Any]) -> tuple[str | None, Any]
 
 
 def check_value(param: Param, value: Any) -> tuple[str | None, Any]:
-    """(problem or None, normalised value) for one argument, without cross-argument rules."""
+    """(problem or None, normalised value) for one argument, without cross-argument rules.
+
+    A sensitive argument's value (a secret, a password, a token) is never part of the problem.
+    """
+    problem, normalised = _check_value(param, value)
+    if problem is not None and param.sensitive:
+        problem = problem.replace(show(value), "a value that is not shown")
+    return problem, normalised
+
+
+def _check_value(param: Param, value: Any) -> tuple[str | None, Any]:
     spec = param.constraints
     if param.type == "enum" or param.choices:
         if not isinstance(value, str):

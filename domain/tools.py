@@ -22,7 +22,8 @@ class Annotations:
 class Param:
     """One tool argument.
 
-    `type` is "enum" when `choices` is set. `constraints` holds JSON-Schema-like keys
+    `type` is "enum" when `choices` is set. `sensitive` marks a value that may be a secret
+    (a secret's content, a password, a confirmation token): it is never echoed back. `constraints` holds JSON-Schema-like keys
     (minimum, maximum, minLength, maxLength, pattern, format, default, items, minItems,
     maxItems, uniqueItems, additionalProperties, propertyNames, maxProperties) plus two
     of our own: `required_when` and `only_when`, conditions on another argument written
@@ -35,6 +36,7 @@ class Param:
     description: str
     choices: tuple[str, ...] = ()
     constraints: Mapping[str, Any] = field(default_factory=dict)
+    sensitive: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,7 @@ _CONFIRM_TOKEN = Param(
     "Only for clients that cannot show a dialog: the token the first call of this tool returned for "
     "exactly these arguments. Single use, valid for five minutes; leave it out otherwise.",
     constraints={"pattern": "^[0-9a-f]{32}$"},
+    sensitive=True,
 )
 _PAGE = Param(
     "page",
@@ -1217,6 +1218,7 @@ WOODPECKER_TOOLS = Catalogue(
                     True,
                     "The secret's content; it can never be read back.",
                     constraints={"minLength": 1, "maxLength": 100000},
+                    sensitive=True,
                 ),
                 Param(
                     "events",
@@ -1281,6 +1283,7 @@ WOODPECKER_TOOLS = Catalogue(
                     False,
                     "New content, replacing the old for good; asks a person.",
                     constraints={"minLength": 1, "maxLength": 100000},
+                    sensitive=True,
                 ),
                 Param(
                     "events",
@@ -1395,6 +1398,7 @@ WOODPECKER_TOOLS = Catalogue(
                     True,
                     "Password or access token for the registry; never returned.",
                     constraints={"minLength": 1, "maxLength": 100000},
+                    sensitive=True,
                 ),
             ),
             endpoints=_at_each_level("POST", "/registries", body=("address", "username", "password")),
@@ -1441,6 +1445,7 @@ WOODPECKER_TOOLS = Catalogue(
                     False,
                     "New password or token; the old one cannot be recovered. Asks a person.",
                     constraints={"minLength": 1, "maxLength": 100000},
+                    sensitive=True,
                 ),
                 _CONFIRM_TOKEN,
             ),
@@ -2163,6 +2168,7 @@ WOODPECKER_TOOLS = Catalogue(
                     True,
                     "The OAuth application's client secret; never returned.",
                     constraints={"minLength": 1, "maxLength": 1000},
+                    sensitive=True,
                 ),
                 _OAUTH_HOST,
                 Param(
@@ -2210,6 +2216,7 @@ WOODPECKER_TOOLS = Catalogue(
                     False,
                     "New client secret; never returned.",
                     constraints={"minLength": 1, "maxLength": 1000},
+                    sensitive=True,
                 ),
                 _OAUTH_HOST,
                 Param(

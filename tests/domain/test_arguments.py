@@ -7,6 +7,7 @@ import jsonschema
 import pytest
 
 from domain.arguments import ArgumentError, input_schema, validate
+from domain.tools import Param, ToolSpec
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 
 TOOLS = list(WOODPECKER_TOOLS)
@@ -219,3 +220,23 @@ def test_absurdly_deep_values_are_refused_without_crashing() -> None:
     message = _refusal("trigger_pipeline", {"repo_id": 1, "branch": "main", "variables": {"A": deep}})
     assert "variables" in message and len(message) < 1_000
     assert "an array of 100000 entries" in _refusal("get_repository", {"repo_id": list(range(100_000))})
+
+
+SENSITIVE = [(t, p) for t in WOODPECKER_TOOLS for p in t.params if p.sensitive]
+
+
+def test_exactly_the_secret_bearing_parameters_are_sensitive() -> None:
+    assert {p.name for _, p in SENSITIVE} == {"value", "password", "oauth_client_secret", "confirm_token"}
+    for tool in WOODPECKER_TOOLS:
+        for param in tool.params:
+            if param.name in {"value", "password", "oauth_client_secret", "confirm_token"}:
+                assert param.sensitive, (tool.name, param.name)
+
+
+@pytest.mark.parametrize(("tool", "param"), SENSITIVE, ids=lambda x: getattr(x, "name", ""))
+@pytest.mark.parametrize("wrong", [["canary-s3cret"], {"k": "canary-s3cret"}, 4242424242, "CANARY-S3CRET"])
+def test_a_refused_sensitive_value_is_never_echoed(tool: ToolSpec, param: Param, wrong: object) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        validate(tool, {param.name: wrong})
+    message = str(caught.value).lower()
+    assert "canary" not in message and "4242424242" not in message, message
