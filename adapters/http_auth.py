@@ -24,7 +24,6 @@ PRINCIPAL_KEY = "woodpecker_mcp.principal"
 CREDENTIAL_KEY = "woodpecker_mcp.credential"
 REALM = "woodpecker-ci-mcp"
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
-LOOPBACK_ORIGINS = tuple(f"{scheme}://{host}" for scheme in ("http", "https") for host in LOOPBACK_HOSTS)
 
 AuthMode = Literal["shared", "per-client"]
 Verifier = Callable[[Credential], Awaitable[bool]]
@@ -102,7 +101,9 @@ class OriginHostMiddleware:
     """Refuses a request whose Host is not allowed (421; 400 if absent) or whose Origin is (403).
 
     An absent Origin is allowed: it is how non-browser clients call. "*" in a list turns that
-    check off explicitly (for example behind a proxy that already does it).
+    check off explicitly (for example behind a proxy that already does it). Names compare
+    case-insensitively; an admitted request travels inward with both headers in lower case,
+    so a check further in that compares exactly (the SDK's) reaches the same verdict.
     """
 
     def __init__(self, app: ASGIApp, *, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]) -> None:
@@ -144,7 +145,11 @@ class OriginHostMiddleware:
                 },
             )
             return
-        await self.app(scope, receive, send)
+        inner = dict(scope)
+        inner["headers"] = [
+            (k, v.lower() if k.lower() in (b"host", b"origin") else v) for k, v in scope["headers"]
+        ]
+        await self.app(inner, receive, send)
 
 
 class BodyLimitMiddleware:

@@ -33,7 +33,11 @@ class SessionOwners:
     """Refuses a 2025-11-25 session id presented by anyone but the principal that opened it.
 
     A session id is a bearer of its own (it receives the session's pushed questions); without
-    this, one authenticated caller who learned another's id could ride that session.
+    this, one authenticated caller who learned another's id could ride that session. Every
+    session is opened through here, so an id this map does not hold was never opened or has
+    been forgotten: it is refused too (fail closed), and the least recently used id is the
+    one forgotten when the map is full. Its client then opens a new session, as it would
+    after the SDK's idle timeout.
     """
 
     def __init__(self, app: ASGIApp, capacity: int) -> None:
@@ -50,13 +54,14 @@ class SessionOwners:
             (v.decode("latin-1") for k, v in scope["headers"] if k.lower() == SESSION_HEADER), None
         )
         if presented is not None:
-            if presented in self._owners and self._owners[presented] != principal:
+            if presented not in self._owners or self._owners[presented] != principal:
                 # The same answer as for a session that does not exist: nothing is confirmed.
                 await JSONResponse(
                     {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Session not found"}},
                     status_code=404,
                 )(scope, receive, send)
                 return
+            self._owners.move_to_end(presented)
             await self._app(scope, receive, send)
             return
 
@@ -77,13 +82,24 @@ class SessionOwners:
 
 
 def sdk_host_patterns(patterns: Sequence[str]) -> list[str]:
-    """The SDK matches a Host exactly or as "name:*"; a bare name of ours admits any port too."""
+    """The SDK matches a Host exactly (case and all) or as "name:*"; a bare name of ours admits any port too."""
     out: list[str] = []
-    for pattern in patterns:
+    for pattern in (p.lower() for p in patterns):
         out.append(pattern)
         bare = pattern.endswith("]") or ":" not in pattern
         if bare and pattern != "*":
             out.append(f"{pattern}:*")
+    return out
+
+
+def sdk_origin_patterns(patterns: Sequence[str]) -> list[str]:
+    """The SDK matches an Origin exactly or as "origin:*" with some port; ours also lets
+    "origin:*" admit the origin without a port (its scheme's default)."""
+    out: list[str] = []
+    for pattern in (p.lower() for p in patterns):
+        out.append(pattern)
+        if pattern.endswith(":*"):
+            out.append(pattern[:-2])
     return out
 
 
@@ -116,7 +132,7 @@ def build_http_app(
             # proxy's). The SDK's check knows no wildcard, so it steps aside and that gate decides.
             enable_dns_rebinding_protection="*" not in allowed_hosts and "*" not in allowed_origins,
             allowed_hosts=sdk_host_patterns(allowed_hosts),
-            allowed_origins=list(allowed_origins),
+            allowed_origins=sdk_origin_patterns(allowed_origins),
         ),
         max_request_body_size=max_body_bytes,
         session_idle_timeout=session_idle_seconds,

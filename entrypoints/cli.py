@@ -135,7 +135,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="start only the simulated Woodpecker and print one JSON line with its url and tokens",
     )
     sandbox.add_argument(
-        "--port", type=_port, help="port of the MCP server (with --api-only: of the simulated Woodpecker)"
+        "--port",
+        type=_port,
+        # Its own dest: a subcommand's default would otherwise overwrite a --port given before
+        # the word sandbox, which would then be ignored without a word.
+        dest="sandbox_port",
+        metavar="PORT",
+        help="port of the MCP server (with --api-only: of the simulated Woodpecker)",
     )
     sandbox.add_argument(
         "--woodpecker-version",
@@ -155,12 +161,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "sandbox":
-        if args.transport != "stdio" or args.host is not None:
+        if args.transport != "stdio" or args.host is not None or args.port is not None:
             parser.error(
-                "--transport and --host do not apply to `sandbox`; its options follow the word sandbox"
+                "--transport, --host and --port before `sandbox` do not apply to it; "
+                "its options follow the word sandbox"
             )
         if args.api_only and args.stdio:
             parser.error("choose one of --api-only and --stdio")
+        if args.stdio and args.sandbox_port is not None:
+            parser.error("--port does not apply to `sandbox --stdio`: the client talks to it on stdin/stdout")
         try:
             return _sandbox(args)
         except KeyboardInterrupt:
@@ -200,15 +209,23 @@ def _announce(settings: Settings, http: HttpSettings | None = None) -> None:
 
 
 def _serve(transport: str, host: str | None, port: int | None) -> int:
+    # Both readers run even when the first refuses, so one start reports every bad variable.
+    problems: list[str] = []
+    settings: Settings | None = None
+    http: HttpSettings | None = None
     try:
         settings = read_settings(os.environ)
-        http = (
-            read_http_settings(os.environ, host=host, port=port, server_token=settings.token)
-            if transport == "http"
-            else None
-        )
     except StartupError as e:
-        for text in e.lines:
+        problems.extend(e.lines)
+    if transport == "http":
+        try:
+            http = read_http_settings(
+                os.environ, host=host, port=port, server_token=settings.token if settings else None
+            )
+        except StartupError as e:
+            problems.extend(e.lines)
+    if problems or settings is None:
+        for text in problems:
             _say(text)
         return 1
     _announce(settings, http)
@@ -315,7 +332,13 @@ def _sandbox(args: argparse.Namespace) -> int:
         from sandbox.cli import main as sandbox_main
 
         return sandbox_main(
-            ["--api-only", "--port", str(args.port or 0), "--woodpecker-version", args.woodpecker_version]
+            [
+                "--api-only",
+                "--port",
+                str(args.sandbox_port or 0),
+                "--woodpecker-version",
+                args.woodpecker_version,
+            ]
         )
 
     import secrets
@@ -350,7 +373,7 @@ def _sandbox(args: argparse.Namespace) -> int:
             anyio.run(run_stdio, build_container(settings))
             return 0
 
-        http = HttpSettings(host="127.0.0.1", port=args.port or 0, bearer=secrets.token_urlsafe(32))
+        http = HttpSettings(host="127.0.0.1", port=args.sandbox_port or 0, bearer=secrets.token_urlsafe(32))
         try:
             sock = _listen(http.host, http.port)
         except OSError as e:

@@ -179,7 +179,6 @@ async def run_stdio(container: Container) -> None:
 
 async def build_http_app(container: Container, http: HttpSettings, warn: Callable[[str], None]) -> Any:
     """The team-facing ASGI app (health, Host/Origin, bearer, body limit, MCP) over opened resources."""
-    from adapters.mcp_http import LOOPBACK_ORIGINS
     from adapters.mcp_http import build_http_app as mcp_http_app
     from entrypoints.http_app import (
         allowed_hosts_for,
@@ -197,7 +196,7 @@ async def build_http_app(container: Container, http: HttpSettings, warn: Callabl
     inner = mcp_http_app(
         server,
         allowed_hosts=allowed_hosts_for(http),
-        allowed_origins=http.allowed_origins or LOOPBACK_ORIGINS,
+        allowed_origins=http.allowed_origins,
         max_body_bytes=http.max_body_bytes,
     )
     probes: dict[str, Any] = {}

@@ -23,7 +23,6 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
-    model_validator,
 )
 
 from domain.config import ConfigError, parse_elicitation, parse_flag
@@ -164,7 +163,10 @@ class HttpSettings(BaseModel):
     host: str = Field(default=DEFAULT_HTTP_HOST, validation_alias="WOODPECKER_MCP_HOST")
     port: int = Field(default=DEFAULT_HTTP_PORT, validation_alias="WOODPECKER_MCP_PORT")
     auth: AuthMode = Field(default="shared", validation_alias="WOODPECKER_MCP_AUTH")
-    bearer: str | None = Field(default=None, validation_alias="WOODPECKER_MCP_BEARER", repr=False)
+    # Validated even when unset: shared mode without a bearer is refused by the check below.
+    bearer: str | None = Field(
+        default=None, validation_alias="WOODPECKER_MCP_BEARER", repr=False, validate_default=True
+    )
     allowed_hosts: tuple[str, ...] = Field(default=(), validation_alias="WOODPECKER_MCP_ALLOWED_HOSTS")
     allowed_origins: tuple[str, ...] = Field(default=(), validation_alias="WOODPECKER_MCP_ALLOWED_ORIGINS")
     max_body_bytes: int = Field(
@@ -212,12 +214,14 @@ class HttpSettings(BaseModel):
             return int(raw)
         raise ValueError("WOODPECKER_MCP_MAX_BODY_BYTES must be a whole number of bytes, at least 1024")
 
-    @model_validator(mode="after")
-    def _bearer_fits_the_mode(self, info: ValidationInfo) -> "HttpSettings":
-        server_token = (info.context or {}).get("server_token")
-        if self.auth == "shared":
-            _check_bearer(self.bearer, server_token)
-        return self
+    @field_validator("bearer")
+    @classmethod
+    def _bearer_fits_the_mode(cls, bearer: str | None, info: ValidationInfo) -> str | None:
+        # A field check (not a model check) so that it is reported beside any other refused
+        # variable; `auth` is validated first and is absent from info.data when it was refused.
+        if info.data.get("auth") == "shared":
+            _check_bearer(bearer, (info.context or {}).get("server_token"))
+        return bearer
 
 
 _ALIASES = {

@@ -157,7 +157,9 @@ class GuardedCalls:
         except (InvalidArguments, ArgumentError) as e:
             return Complete(error_result("invalid_arguments", str(e)))
         token = args.pop(CONFIRM_TOKEN_ARG, None)
-        if spec.guard is None:
+        if spec.guard is None or self._runner.setup_for(ctx.credential) is not None:
+            # Nothing can reach Woodpecker: say how to set it up rather than ask about a call
+            # that could never run.
             return Complete(await self._runner.run(tool, args, ctx.credential))
 
         reads = needs_current(spec, args, self._rules)

@@ -127,7 +127,7 @@ class ToolRunner:
         if planned is None:
             return None
         cred = self._credential(credential)
-        setup = self._setup(cred)
+        setup = self.setup_for(cred)
         if setup is not None:
             raise NotConfigured(setup)
         data = (await self._send(planned, cred)).data
@@ -140,7 +140,7 @@ class ToolRunner:
         failures come back as an error ToolResult with a hint, never as an exception."""
         spec = self._tool(tool)
         cred = self._credential(credential)
-        setup = None if tool == _SERVER_INFO else self._setup(cred)
+        setup = None if tool == _SERVER_INFO else self.setup_for(cred)
         if setup is not None:
             return ToolResult({"error": {"kind": "not_configured", "message": setup}}, setup, is_error=True)
         try:
@@ -163,18 +163,18 @@ class ToolRunner:
             return ToolResult(shaped.structured, shaped.text, is_error=True)
         return ToolResult(shaped.structured, shaped.text)
 
-    # --------------------------------------------------------------------------------- internals
-
-    def _credential(self, credential: Credential | None) -> Credential | None:
-        return credential if credential is not None else self.default_credential
-
-    def _setup(self, credential: Credential | None) -> str | None:
-        """Setup instructions when a call cannot reach Woodpecker as anybody, else None."""
+    def setup_for(self, credential: Credential | None) -> str | None:
+        """Setup instructions when a call with `credential` cannot reach Woodpecker, else None."""
         if not self.configured:
             return results.SETUP
         if credential is None and not self.token_configured:
             return results.SETUP_WITHOUT_LOGIN
         return None
+
+    # --------------------------------------------------------------------------------- internals
+
+    def _credential(self, credential: Credential | None) -> Credential | None:
+        return credential if credential is not None else self.default_credential
 
     async def _send(self, planned: Request, credential: Credential | None) -> ApiResponse:
         call = ApiCall(planned.method, planned.path, dict(planned.query), planned.body)

@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from domain.config import ELICITATION_OFF_LINE
 from entrypoints.cli import connection_details, main
-from entrypoints.settings import VARIABLES
+from entrypoints.settings import KNOWN_VARIABLES, VARIABLES
 from sandbox.server import Sandbox
 
 pytestmark = pytest.mark.anyio
@@ -101,6 +101,64 @@ def test_a_refused_setting_returns_1_with_one_line_and_no_value(
     assert len(captured.err.splitlines()) == 1
     assert "WOODPECKER_URL" in captured.err and CANARY not in captured.err
     assert "WOODPECKER_TOKEN" not in os.environ
+
+
+@pytest.fixture
+def clean_environ(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """This process's environment without any variable the server reads."""
+    for name in KNOWN_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+@pytest.mark.parametrize(
+    ("variables", "named"),
+    [
+        ({"WOODPECKER_ALLOW_TOOLS": "list_*,no_such_tool"}, "no_such_tool"),
+        ({"WOODPECKER_ALLOW_TOOLS": "*_pipeline"}, "*_pipeline"),
+        ({"WOODPECKER_DENY_TOOLS": "frobnicate_*"}, "frobnicate_*"),
+        (
+            {"WOODPECKER_READ_ONLY": "true", "WOODPECKER_ALLOW_TOOLS": "delete_repository"},
+            "delete_repository",
+        ),
+    ],
+)
+def test_a_tool_filter_entry_that_cannot_apply_returns_1_with_one_line_naming_it(
+    clean_environ: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    variables: dict[str, str],
+    named: str,
+) -> None:
+    for name, value in variables.items():
+        clean_environ.setenv(name, value)
+    assert main([]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.splitlines()) == 1, captured.err
+    assert named in captured.err
+
+
+def test_one_http_start_reports_every_bad_variable_not_only_the_first_readers(
+    clean_environ: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clean_environ.setenv("WOODPECKER_URL", f"ftp://{CANARY}.example.com")
+    clean_environ.setenv("WOODPECKER_MCP_PORT", "port-eighty")
+    assert main(["--transport", "http"]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3, lines
+    assert [
+        name
+        for name in ("WOODPECKER_URL", "WOODPECKER_MCP_PORT", "WOODPECKER_MCP_BEARER")
+        if any(name in line for line in lines)
+    ] == ["WOODPECKER_URL", "WOODPECKER_MCP_PORT", "WOODPECKER_MCP_BEARER"]
+    assert all(CANARY not in line for line in lines)
+
+
+@pytest.mark.parametrize("argv", [["--port", "5", "sandbox"], ["sandbox", "--stdio", "--port", "5"]])
+def test_a_sandbox_port_that_would_be_ignored_is_a_usage_error(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
 
 
 def test_the_sandbox_details_carry_a_claude_code_line_and_a_json_snippet() -> None:

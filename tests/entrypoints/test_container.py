@@ -55,16 +55,30 @@ def test_a_container_without_settings_is_reported_as_incomplete() -> None:
         Container().check_dependencies()
 
 
-async def test_the_server_lists_exactly_the_tools_the_settings_selected() -> None:
-    container, _, _ = container_with_fakes({"WOODPECKER_READ_ONLY": "true"})
+@pytest.mark.parametrize(
+    ("environ", "count", "filtered"),
+    [
+        ({"WOODPECKER_READ_ONLY": "true"}, 34, ("delete_repository", {"repo_id": 5})),
+        ({"WOODPECKER_ALLOW_TOOLS": "essential"}, 8, ("get_current_user", {})),
+        ({"WOODPECKER_DENY_TOOLS": "get_repo*"}, 69, ("get_repository", {"repo_id": 5})),
+    ],
+)
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_the_server_lists_exactly_the_tools_the_settings_selected(
+    environ: dict[str, str], count: int, filtered: tuple[str, dict[str, Any]], mode: str
+) -> None:
+    # A filtered tool is never registered: absent from tools/list, and unknown to tools/call.
+    container, woodpecker, _ = container_with_fakes(environ)
     server = await resolved(container.mcp_server())
+    name, arguments = filtered
     with anyio.fail_after(10):
-        async with Client(server) as client:
+        async with Client(server, mode=mode) as client:
             names = [t.name for t in (await client.list_tools()).tools]
-            write = await client.call_tool("delete_repository", {"repo_id": 5})
-    assert len(names) == 34
-    assert "delete_repository" not in names
-    assert write.is_error and "Unknown tool" in write.content[0].text
+            called = await client.call_tool(name, arguments)
+    assert len(names) == count
+    assert name not in names
+    assert called.is_error and "Unknown tool" in called.content[0].text
+    assert woodpecker.calls == []
 
 
 async def test_elicitation_false_takes_the_token_path_through_the_wired_store_audit_and_gateway() -> None:
@@ -145,24 +159,54 @@ def test_the_seal_key_ring_comes_from_the_settings_in_order() -> None:
     assert only_second.unseal(sealed) is None  # the first key seals
 
 
+HOST_AND_ORIGIN_CASES = [
+    pytest.param(
+        {},
+        [
+            ({"Host": "127.0.0.1:8000"}, 200),
+            ({"Host": "LOCALHOST:8000"}, 200),
+            ({"Origin": "http://localhost:5"}, 403),
+        ],
+        id="defaults",
+    ),
+    pytest.param(
+        {"WOODPECKER_MCP_ALLOWED_HOSTS": "mcp.example.com"},
+        [
+            ({"Host": "mcp.example.com"}, 200),
+            ({"Host": "mcp.example.com:8443"}, 200),
+            ({"Host": "MCP.Example.com"}, 200),
+            ({"Host": "evil.example.com"}, 421),
+        ],
+        id="a-name",
+    ),
+    pytest.param(
+        {"WOODPECKER_MCP_ALLOWED_HOSTS": "mcp.example.com:443"},
+        [({"Host": "mcp.example.com:443"}, 200), ({"Host": "mcp.example.com:8443"}, 421)],
+        id="a-name-and-port",
+    ),
+    pytest.param(
+        {"WOODPECKER_MCP_ALLOWED_ORIGINS": "http://localhost:*, https://App.example.com"},
+        [
+            ({"Origin": "http://localhost:6274"}, 200),
+            ({"Origin": "http://localhost"}, 200),
+            ({"Origin": "https://app.example.com"}, 200),
+            ({"Origin": "https://evil.example"}, 403),
+        ],
+        id="origins",
+    ),
+]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("allowed", "host", "status"),
-    [
-        ("", "127.0.0.1:8000", 200),
-        ("mcp.example.com", "mcp.example.com", 200),
-        ("mcp.example.com", "mcp.example.com:8443", 200),
-        ("mcp.example.com:443", "mcp.example.com:443", 200),
-        ("mcp.example.com", "evil.example.com", 421),
-    ],
-)
-async def test_the_http_app_admits_exactly_the_configured_hosts_through_both_checks(
-    allowed: str, host: str, status: int
+@pytest.mark.parametrize(("environ", "cases"), HOST_AND_ORIGIN_CASES)
+async def test_the_http_app_admits_exactly_the_configured_hosts_and_origins_through_both_checks(
+    environ: dict[str, str], cases: list[tuple[dict[str, str], int]]
 ) -> None:
+    # Our gate and the SDK's check behind it must agree: a request ours admits is not then
+    # refused by the SDK's stricter, case-sensitive matching.
     bearer = "h" * 40
-    environ = {"WOODPECKER_MCP_BEARER": bearer, "WOODPECKER_MCP_ALLOWED_HOSTS": allowed}
     container = build_container(read_settings({}))
-    http = read_http_settings(environ)
+    http = read_http_settings({"WOODPECKER_MCP_BEARER": bearer, **environ})
     initialize = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -173,14 +217,15 @@ async def test_the_http_app_admits_exactly_the_configured_hosts_through_both_che
             "clientInfo": {"name": "test", "version": "1"},
         },
     }
-    headers = {
-        "Host": host,
-        "Authorization": f"Bearer {bearer}",
-        "Accept": "application/json, text/event-stream",
-    }
+    common = {"Authorization": f"Bearer {bearer}", "Accept": "application/json, text/event-stream"}
+    statuses = []
     with anyio.fail_after(20):
         async with opened(container):
             app = await build_http_app(container, http, warn=lambda _: None)
             async with serve_asgi(app) as base, httpx2.AsyncClient() as client:
-                response = await client.post(f"{base}/mcp", json=initialize, headers=headers)
-    assert response.status_code == status, response.text
+                for headers, _ in cases:
+                    response = await client.post(
+                        f"{base}/mcp", json=initialize, headers={**common, **headers}
+                    )
+                    statuses.append((headers, response.status_code))
+    assert statuses == [(headers, status) for headers, status in cases]

@@ -171,6 +171,23 @@ def test_a_tool_filter_entry_that_cannot_apply_stops_the_server_naming_it(
     assert named in refusal(environ)
 
 
+@pytest.mark.parametrize("variable", ["WOODPECKER_ALLOW_TOOLS", "WOODPECKER_DENY_TOOLS"])
+def test_a_filter_entry_that_looks_like_a_token_is_described_not_echoed(variable: str) -> None:
+    pasted = "wp_7Hq2xT9LmZ4cV8bN1kR6"
+    text = refusal(
+        {variable: f"list_*,{pasted}"} if variable.startswith("WOODPECKER_ALLOW") else {variable: pasted}
+    )
+    assert variable in text and "looks like a token" in text
+    assert pasted not in text and pasted.lower() not in text
+
+
+def test_under_read_only_a_pattern_that_only_hits_write_tools_warns_and_starts() -> None:
+    settings = read_settings({"WOODPECKER_READ_ONLY": "true", "WOODPECKER_ALLOW_TOOLS": "delete_*,list_*"})
+    assert settings.tools.names and all(name.startswith("list_") for name in settings.tools.names)
+    (warning,) = [w for w in settings.warnings if "WOODPECKER_ALLOW_TOOLS" in w]
+    assert warning.startswith("woodpecker-ci-mcp: ") and "delete_*" in warning and "write tools" in warning
+
+
 @pytest.mark.parametrize("raw", ["1", "off", "yes", "False!", "no"])
 def test_an_elicitation_value_other_than_true_or_false_is_refused_naming_both(raw: str) -> None:
     text = refusal({"ELICITATION": raw})

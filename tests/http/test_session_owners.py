@@ -1,0 +1,67 @@
+"""A 2025-11-25 session answers only the principal that opened it, and an id the owner map does not hold is refused."""
+
+import itertools
+
+import httpx
+import pytest
+from starlette.types import Receive, Scope, Send
+
+from adapters.mcp_http import PRINCIPAL_SCOPE_KEY, SessionOwners
+
+pytestmark = pytest.mark.anyio
+
+
+class SessionApp:
+    """Stands in for the SDK's session manager: opens a session when none is presented, and
+    serves any presented id it opened (it never forgets one, so every refusal is the gate's)."""
+
+    def __init__(self) -> None:
+        self.numbers = itertools.count(1)
+        self.served: list[str] = []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        presented = dict(scope["headers"]).get(b"mcp-session-id")
+        if presented is None:
+            headers = [(b"mcp-session-id", f"s{next(self.numbers)}".encode())]
+        else:
+            self.served.append(presented.decode())
+            headers = []
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+
+class PrincipalFromHeader:
+    """What the bearer gate does, reduced to a header for the test."""
+
+    def __init__(self, app: SessionOwners) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        who = dict(scope["headers"]).get(b"x-principal")
+        inner = {**scope, PRINCIPAL_SCOPE_KEY: who.decode() if who else None}
+        await self.app(inner, receive, send)
+
+
+async def test_sessions_are_bound_to_their_opener_and_a_forgotten_one_is_refused_not_passed_through() -> None:
+    sessions = SessionApp()
+    app = PrincipalFromHeader(SessionOwners(sessions, capacity=2))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+    ) as client:
+
+        async def open_as(who: str) -> str:
+            response = await client.post("/mcp", headers={"x-principal": who})
+            return response.headers["mcp-session-id"]
+
+        async def use(who: str, session: str) -> int:
+            headers = {"x-principal": who, "mcp-session-id": session}
+            return (await client.post("/mcp", headers=headers)).status_code
+
+        alice, bob = await open_as("alice"), await open_as("bob")
+        assert await use("mallory", alice) == 404
+        assert await use("alice", alice) == 200  # used last: bob's is now the least recent
+        await open_as("carol")  # the map is full, so bob's id is forgotten
+        assert await use("bob", bob) == 404
+        assert await use("alice", alice) == 200
+        assert await use("alice", "s999") == 404
+    assert sessions.served == ["s1", "s1"]
