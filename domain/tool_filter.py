@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from domain.config import ConfigError
 from domain.tools import Catalogue, ToolSpec
 
+_WHERE_NAMES_ARE = " (names are case-sensitive; see tools/list or docs/tools.md)"
 ALLOW_VARIABLE = "WOODPECKER_ALLOW_TOOLS"
 DENY_VARIABLE = "WOODPECKER_DENY_TOOLS"
 READ_ONLY_VARIABLE = "WOODPECKER_READ_ONLY"
@@ -86,7 +87,7 @@ def select_tools(
             continue
         hits = _matches(entry, catalogue)
         if not hits:
-            errors.append(f"{ALLOW_VARIABLE}: {_named(entry)} matches no tool")
+            errors.append(f"{ALLOW_VARIABLE}: {_named(entry)} matches no tool{_WHERE_NAMES_ARE}")
         elif read_only and hits <= write_names:
             if entry in catalogue:
                 errors.append(
@@ -107,7 +108,7 @@ def select_tools(
             continue
         hits = _matches(entry, catalogue)
         if not hits:
-            errors.append(f"{DENY_VARIABLE}: {_named(entry)} matches no tool")
+            errors.append(f"{DENY_VARIABLE}: {_named(entry)} matches no tool{_WHERE_NAMES_ARE}")
         denied |= hits
 
     if errors:
