@@ -8,6 +8,8 @@ install:
 	python3 -m venv .venv
 	$(BIN)pip install -q --upgrade pip
 	$(BIN)pip install -q -e '.[test]'
+	@# The independent MCP client the tests drive; its tests skip where npm is missing.
+	@if command -v npm >/dev/null 2>&1; then cd tests/node && npm ci --no-audit --no-fund --loglevel=error; fi
 
 lint:
 	$(BIN)ruff check .
