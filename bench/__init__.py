@@ -1,1 +1,1 @@
-"""Benchmarks (not tests): run each as `python -m bench.<name>`."""
+"""Benchmarks (not tests): `python -m bench` (`make bench`) runs them all; `python -m bench.<name>` runs one."""

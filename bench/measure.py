@@ -1,0 +1,569 @@
+"""The measurements of `python -m bench`: each returns plain JSON data, and every speed figure comes with the floor it is divided by, measured in the same run.
+
+Floors: for a cold start, the same SDK's low-level server with no tools (and the bare
+interpreter); for a tool call, the Woodpecker requests that call made, replayed by this
+process with httpx (the requests are read back from the sandbox's request log, so the floor
+is exactly what the server sent upstream); for a step log, downloading the same log.
+"""
+
+import json
+import math
+import os
+import re
+import resource
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+
+from bench import http_load
+from bench.stdio_client import LEGACY, MODERN, StdioServer, proc_cpu_seconds
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = frozenset({"domain", "ports", "adapters", "entrypoints"})
+SDK = frozenset({"mcp", "mcp_types"})
+ACCEPT = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+
+
+# ---------------------------------------------------------------------------------- helpers
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+def nearest_rank(ordered: Sequence[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def summary(seconds: Sequence[float]) -> dict[str, float]:
+    """Median, p90, p99, min and max in milliseconds (nearest-rank percentiles)."""
+    ordered = sorted(seconds)
+    return {
+        "n": len(ordered),
+        "median_ms": ms(statistics.median(ordered)),
+        "p90_ms": ms(nearest_rank(ordered, 0.90)),
+        "p99_ms": ms(nearest_rank(ordered, 0.99)),
+        "min_ms": ms(ordered[0]),
+        "max_ms": ms(ordered[-1]),
+    }
+
+
+def ratio(ours: float, floor: float) -> float | None:
+    return round(ours / floor, 2) if floor > 0 else None
+
+
+@dataclass
+class Bench:
+    """What every measurement needs: how to start our server, and the running sandbox."""
+
+    sandbox: dict[str, Any]
+    server_argv: list[str]
+    base_env: dict[str, str]
+    audit_file: str
+    log: Callable[[str], None] = print
+    woodpecker: httpx.Client = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.woodpecker = httpx.Client(
+            base_url=self.sandbox["url"],
+            headers={"Authorization": f"Bearer {self.token}"},
+            trust_env=False,
+            timeout=300,
+        )
+
+    @property
+    def token(self) -> str:
+        token: str = self.sandbox["tokens"][self.sandbox["admin_login"]]
+        return token
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {
+            **self.base_env,
+            "WOODPECKER_URL": self.sandbox["url"],
+            "WOODPECKER_TOKEN": self.token,
+            "WOODPECKER_MCP_AUDIT_FILE": self.audit_file,
+            **extra,
+        }
+
+    def stdio(self, **extra_env: str) -> StdioServer:
+        return StdioServer(self.server_argv, self.env(**extra_env), cwd=str(ROOT))
+
+    def upstream(self, session: StdioServer, name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The Woodpecker requests one tool call makes, as the sandbox recorded them."""
+        return self.recorded(lambda: session.call(name, arguments))
+
+    def recorded(self, action: Callable[[], object]) -> list[dict[str, Any]]:
+        """The Woodpecker requests made while `action` runs, as the sandbox recorded them."""
+        self.woodpecker.delete("/_sandbox/requests").raise_for_status()
+        action()
+        recorded: list[dict[str, Any]] = self.woodpecker.get("/_sandbox/requests").json()
+        return [{"method": r["method"], "path": r["path"], "query": r["query"]} for r in recorded]
+
+    def replay(self, requests: Sequence[Mapping[str, Any]]) -> None:
+        for r in requests:
+            self.woodpecker.request(r["method"], r["path"], params=r["query"]).raise_for_status()
+
+    def reset(self) -> None:
+        self.woodpecker.post("/_sandbox/reset").raise_for_status()
+
+    def close(self) -> None:
+        self.woodpecker.close()
+
+
+# ---------------------------------------------------------------------------------- cold start
+
+
+@dataclass
+class Spawn:
+    seconds: float  # spawn -> tools/list answered
+    cpu_seconds: float  # the whole child, start to exit (it exits at once after the answer)
+    tools: int
+    answer_bytes: int
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _spawn_to_tools_list(bench: Bench, argv: Sequence[str] | None = None, **env: str) -> Spawn:
+    """Spawn a stdio server, time it to the `tools/list` answer, and count the CPU it used (children are reaped one at a time)."""
+    cpu_before = _children_cpu()
+    started = time.perf_counter()
+    server = StdioServer(argv or bench.server_argv, bench.env(**env), cwd=str(ROOT), started=started)
+    with server:
+        server.initialize()
+        tools = server.list_tools()
+        seconds = time.perf_counter() - started
+    return Spawn(seconds, _children_cpu() - cpu_before, len(tools), server.last_response_bytes)
+
+
+def _spawn_interpreter() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - started
+
+
+def cold_start(bench: Bench, spawns: int) -> dict[str, Any]:
+    """Spawn -> `tools/list` answered, ours beside the bare SDK server; interleaved so load drift hits both alike."""
+    floor_argv = [sys.executable, "-m", "bench.sdk_floor_server"]
+    ours: list[Spawn] = []
+    floor: list[Spawn] = []
+    interpreter: list[float] = []
+    # One unmeasured round first: the page cache and .pyc files warm, as for any client after the first.
+    _spawn_to_tools_list(bench)
+    _spawn_to_tools_list(bench, floor_argv)
+    for _ in range(spawns):
+        ours.append(_spawn_to_tools_list(bench))
+        floor.append(_spawn_to_tools_list(bench, floor_argv))
+        interpreter.append(_spawn_interpreter())
+    essential = _spawn_to_tools_list(bench, WOODPECKER_ALLOW_TOOLS="essential")
+    read_only = _spawn_to_tools_list(bench, WOODPECKER_READ_ONLY="true")
+    sizes = {
+        name: {"tools": spawn.tools, "bytes": spawn.answer_bytes}
+        for name, spawn in (("all", ours[-1]), ("essential", essential), ("read_only", read_only))
+    }
+    wall = statistics.median(s.seconds for s in ours), statistics.median(s.seconds for s in floor)
+    cpu = statistics.median(s.cpu_seconds for s in ours), statistics.median(s.cpu_seconds for s in floor)
+    return {
+        "spawns": spawns,
+        "ours": summary([s.seconds for s in ours]),
+        "sdk_floor": summary([s.seconds for s in floor]),
+        "interpreter": summary(interpreter),
+        "ratio_to_sdk_floor": ratio(*wall),
+        # On a busy machine the least-disturbed start of each is the steadier comparison.
+        "ratio_of_minimums": ratio(min(s.seconds for s in ours), min(s.seconds for s in floor)),
+        "added_by_this_project_ms": ms(wall[0] - wall[1]),
+        "cpu_ms": {"ours_median": ms(cpu[0]), "sdk_floor_median": ms(cpu[1]), "ratio": ratio(*cpu)},
+        "tools_list": sizes,
+        "imports": startup_imports(bench),
+        "import_cpu_ms": import_cpu(),
+    }
+
+
+# What a stdio session imports, what the SDK alone imports, and everything the command could
+# import if it did not defer the HTTP stack, Redis and the sandbox to the paths that use them.
+IMPORT_SETS = {
+    "mcp_sdk_alone": ("mcp.server", "mcp.server.stdio", "anyio"),
+    "stdio_path": ("entrypoints.cli", "entrypoints.container"),
+    "everything_eagerly": (
+        "entrypoints.cli",
+        "entrypoints.container",
+        "entrypoints.http_app",
+        "adapters.mcp_http",
+        "adapters.http_auth",
+        "adapters.http_health",
+        "adapters.redis_token_store",
+        "sandbox.server",
+        "sandbox.cli",
+    ),
+}
+_IMPORT_CPU = """
+import importlib, json, sys, time
+started = time.process_time()
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print(json.dumps(time.process_time() - started))
+"""
+
+
+def import_cpu(runs: int = 9) -> dict[str, float | None]:
+    """CPU seconds to import each set in a fresh interpreter, the least of `runs` (CPU time barely moves with load)."""
+    result: dict[str, float | None] = {}
+    for name, modules in IMPORT_SETS.items():
+        seen = []
+        for _ in range(runs):
+            done = subprocess.run(
+                [sys.executable, "-c", _IMPORT_CPU, *modules], capture_output=True, text=True, cwd=ROOT
+            )
+            if done.returncode != 0:
+                break
+            seen.append(float(json.loads(done.stdout)))
+        result[name] = ms(min(seen)) if len(seen) == runs else None
+    return result
+
+
+def startup_imports(bench: Bench) -> dict[str, Any]:
+    """Where a stdio start's import time goes (`-X importtime` self times of one spawn, grouped by top-level package)."""
+    by_package: Counter[str] = Counter()
+    with bench.stdio(PYTHONPROFILEIMPORTTIME="1") as server:
+        server.initialize()
+        server.list_tools()
+        server.close()
+        text = server.stderr_text()
+    for line in text.splitlines():
+        found = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", line)
+        if found:
+            by_package[found.group(2).split(".")[0]] += int(found.group(1))
+    total = sum(by_package.values())
+    ours = sum(v for k, v in by_package.items() if k in OURS)
+    sdk = sum(v for k, v in by_package.items() if k in SDK)
+    return {
+        "total_ms": round(total / 1000, 1),
+        "this_project_ms": round(ours / 1000, 1),
+        "mcp_sdk_ms": round(sdk / 1000, 1),
+        "top_packages_ms": {k: round(v / 1000, 1) for k, v in by_package.most_common(12)},
+        "note": "self times under -X importtime, which adds its own overhead; compare shares, not sums",
+    }
+
+
+# ---------------------------------------------------------------------------------- read round trip
+
+
+def round_trip(bench: Bench, calls: int, warmup: int = 20, block: int = 10) -> dict[str, Any]:
+    """`get_repository` over one stdio session beside its own Woodpecker GET, alternating in blocks of `block`."""
+    name, arguments = "get_repository", {"repo_id": 1}
+    ours: list[float] = []
+    floor: list[float] = []
+    with bench.stdio() as server:
+        server.initialize()
+        requests = bench.upstream(server, name, arguments)
+        for _ in range(warmup):
+            server.call(name, arguments)
+            bench.replay(requests)
+        cpu_before = server.cpu_seconds()
+        while len(ours) < calls:
+            for _ in range(block):
+                started = time.perf_counter()
+                server.call(name, arguments)
+                ours.append(time.perf_counter() - started)
+            for _ in range(block):
+                started = time.perf_counter()
+                bench.replay(requests)
+                floor.append(time.perf_counter() - started)
+        server_cpu = server.cpu_seconds() - cpu_before
+        answer_bytes = server.last_response_bytes
+    mine, base = summary(ours), summary(floor)
+    return {
+        "tool": name,
+        "arguments": arguments,
+        "upstream_requests": requests,
+        "answer_bytes": answer_bytes,
+        "ours": mine,
+        "floor_direct_httpx": base,
+        "ratio_median": ratio(mine["median_ms"], base["median_ms"]),
+        "ratio_p99": ratio(mine["p99_ms"], base["p99_ms"]),
+        "server_cpu_ms_per_call": ms(server_cpu / len(ours)),
+    }
+
+
+# ---------------------------------------------------------------------------------- step logs
+
+
+def _download(bench: Bench, path: str) -> tuple[int, float]:
+    size = 0
+    started = time.perf_counter()
+    with bench.woodpecker.stream("GET", path) as response:
+        response.raise_for_status()
+        for chunk in response.iter_raw():
+            size += len(chunk)
+    return size, time.perf_counter() - started
+
+
+def step_logs(bench: Bench, sizes: Sequence[int]) -> list[dict[str, Any]]:
+    """`get_step_logs` (defaults: the tail) on each big-log step, each in a fresh server so its peak RSS is its own."""
+    steps = {log["lines"]: log for log in bench.sandbox["big_logs"]}
+    rows = []
+    for lines in sizes:
+        log = steps[lines]
+        path = f"/api/repos/{log['repo_id']}/logs/{log['number']}/{log['step_id']}"
+        arguments = {"repo_id": log["repo_id"], "number": log["number"], "step_id": log["step_id"]}
+        log_bytes, download_seconds = _download(bench, path)
+        with bench.stdio() as server:
+            server.initialize()
+            server.list_tools()
+            # One small call first, so the baseline includes an open Woodpecker client.
+            server.call("get_step_logs", {**arguments, "step_id": steps[min(steps)]["step_id"], "limit": 1})
+            rss_before = server.peak_rss_kib()
+            started = time.perf_counter()
+            result = server.call("get_step_logs", arguments)
+            seconds = time.perf_counter() - started
+            rss_after = server.peak_rss_kib()
+            answer_bytes = server.last_response_bytes
+        structured = result.get("structuredContent") or {}
+        growth = (rss_after - rss_before) * 1024
+        rows.append(
+            {
+                "lines": lines,
+                "log_bytes": log_bytes,
+                "total_lines_reported": structured.get("total_lines"),
+                "lines_returned": len(structured.get("lines") or ()),
+                "answer_bytes": answer_bytes,
+                "seconds": round(seconds, 3),
+                "floor_download_seconds": round(download_seconds, 3),
+                "ratio_to_download": ratio(seconds, download_seconds),
+                "server_peak_rss_kib_before": rss_before,
+                "server_peak_rss_kib_after": rss_after,
+                "peak_rss_growth_bytes": growth,
+                "peak_rss_growth_per_log_byte": round(growth / log_bytes, 4) if log_bytes else None,
+            }
+        )
+        bench.log(
+            f"  {lines:>9,} lines: {seconds:.2f} s (download alone {download_seconds:.2f} s), "
+            f"server peak RSS {rss_before // 1024} -> {rss_after // 1024} MiB"
+        )
+    return rows
+
+
+# ---------------------------------------------------------------------------------- HTTP
+
+
+async def _floor_load(
+    bench: Bench, plan: Sequence[Sequence[Mapping[str, Any]]], sessions: int, calls: int
+) -> dict[str, Any]:
+    """`sessions` concurrent httpx clients replaying the upstream requests of the same tool mix."""
+    latencies: list[float] = []
+
+    async def one(index: int) -> None:
+        async with httpx.AsyncClient(
+            base_url=bench.sandbox["url"],
+            headers={"Authorization": f"Bearer {bench.token}"},
+            trust_env=False,
+            timeout=60,
+        ) as client:
+            for i in range(calls):
+                started = time.perf_counter()
+                for r in plan[(index + i) % len(plan)]:
+                    (await client.request(r["method"], r["path"], params=r["query"])).raise_for_status()
+                latencies.append(time.perf_counter() - started)
+
+    started = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        for index in range(sessions):
+            group.start_soon(one, index)
+    elapsed = time.perf_counter() - started
+    ordered = sorted(latencies)
+    return {
+        "calls": len(ordered),
+        "seconds": round(elapsed, 2),
+        "calls_per_second": round(len(ordered) / elapsed, 1),
+        "p50_ms": ms(statistics.median(ordered)),
+        "p99_ms": ms(nearest_rank(ordered, 0.99)),
+    }
+
+
+def http_throughput(bench: Bench, sessions: int, calls: int, warmup: int) -> dict[str, Any]:
+    """`bench.http_load`'s driver (half 2025-11-25, half 2026-07-28 sessions) against our HTTP server, beside the replayed floor."""
+    with bench.stdio() as server:
+        server.initialize()
+        plan = [bench.upstream(server, name, arguments) for name, arguments in http_load.READ_CALLS]
+    bearer = secrets.token_urlsafe(32)
+    port = http_load.free_port()
+    process = subprocess.Popen(
+        [*bench.server_argv, "--transport", "http", "--port", str(port)],
+        env=bench.env(WOODPECKER_MCP_BEARER=bearer),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    try:
+        http_load.wait_for_health(port, process)
+        url = f"http://127.0.0.1:{port}/mcp"
+        warm = anyio.run(http_load.drive, url, bearer, sessions, warmup, process.pid)
+        cpu_before, client_before = proc_cpu_seconds(process.pid), _own_cpu()
+        run = anyio.run(http_load.drive, url, bearer, sessions, calls, process.pid)
+        server_cpu, client_cpu = proc_cpu_seconds(process.pid) - cpu_before, _own_cpu() - client_before
+        rss_end = http_load.rss_kib(process.pid)
+    finally:
+        process.terminate()
+        process.wait(10)
+    floor = anyio.run(_floor_load, bench, plan, sessions, calls)
+    ours = {k: v for k, v in run.items() if k != "rss_samples_kib"}
+    return {
+        "sessions": sessions,
+        "calls_per_session": calls,
+        "tools": [name for name, _ in http_load.READ_CALLS],
+        "warmup_errors": warm["errors"],
+        "ours": ours,
+        "server_rss_kib_end": rss_end,
+        "server_cpu_ms_per_call": ms(server_cpu / run["calls"]) if run["calls"] else None,
+        # The 16 SDK clients run in this process on the same cores: their cost bounds the rate too.
+        "client_cpu_ms_per_call": ms(client_cpu / run["calls"]) if run["calls"] else None,
+        "floor_direct_httpx": floor,
+        "throughput_ratio": ratio(floor["calls_per_second"], ours["calls_per_second"]),
+        "p50_ratio": ratio(ours["p50_ms"] or 0, floor["p50_ms"]),
+        "p99_ratio": ratio(ours["p99_ms"] or 0, floor["p99_ms"]),
+    }
+
+
+# ---------------------------------------------------------------------------------- the guard
+
+
+def _blocked_pipeline(bench: Bench) -> tuple[int, int]:
+    for repo in bench.woodpecker.get("/api/user/repos").json():
+        for pipeline in bench.woodpecker.get(f"/api/repos/{repo['id']}/pipelines").json():
+            if pipeline["status"] == "blocked":
+                return int(repo["id"]), int(pipeline["number"])
+    raise RuntimeError("the sandbox has no blocked pipeline to approve")
+
+
+def _approved(result: Mapping[str, Any]) -> None:
+    if result.get("resultType") == "input_required" or result.get("isError"):
+        raise RuntimeError(f"the approval did not go through: {json.dumps(result)[:300]}")
+
+
+def guard(bench: Bench, iterations: int) -> dict[str, Any]:
+    """`approve_pipeline` through each way of asking, beside `decline_pipeline` (the same POST, unguarded) and the bare POST.
+
+    Every iteration re-seeds the sandbox first (untimed), so the pipeline is blocked again.
+    The client answers yes at once: the figures are the server's cost, not a person's.
+    """
+    repo_id, number = _blocked_pipeline(bench)
+    target = {"repo_id": repo_id, "number": number}
+    times: dict[str, list[float]] = {k: [] for k in ("unguarded_write", "token", "dialog", "sealed", "floor")}
+    rounds: dict[str, int] = {"unguarded_write": 1, "token": 2, "dialog": 1, "sealed": 2, "floor": 1}
+
+    def timed(path: str, action: Callable[[], None]) -> None:
+        bench.reset()
+        started = time.perf_counter()
+        action()
+        times[path].append(time.perf_counter() - started)
+
+    with bench.stdio() as plain, bench.stdio() as dialog, bench.stdio() as modern:
+        plain.initialize(protocol=LEGACY, elicitation=False)
+        dialog.initialize(protocol=LEGACY, elicitation=True)
+        modern.initialize(protocol=MODERN, elicitation=True)
+
+        def unguarded() -> None:
+            _approved(plain.call("decline_pipeline", target))
+
+        def token() -> None:
+            first = plain.call("approve_pipeline", target)
+            issued = first["structuredContent"]["confirm_token"]
+            _approved(plain.call("approve_pipeline", {**target, "confirm_token": issued}))
+
+        def pushed() -> None:
+            _approved(dialog.call("approve_pipeline", target))
+
+        def sealed() -> None:
+            question = modern.call("approve_pipeline", target)
+            state = question["requestState"]
+            _approved(modern.call("approve_pipeline", target, inputResponses=ACCEPT, requestState=state))
+
+        bench.reset()
+        upstream = {"unguarded_write": bench.recorded(unguarded)}
+        for path, action in (("token", token), ("dialog", pushed), ("sealed", sealed)):
+            bench.reset()
+            upstream[path] = bench.recorded(action)
+        approve = upstream["dialog"]
+
+        def floor() -> None:
+            bench.replay(approve)
+
+        actions = {
+            "unguarded_write": unguarded,
+            "token": token,
+            "dialog": pushed,
+            "sealed": sealed,
+            "floor": floor,
+        }
+        for _ in range(iterations):
+            for path, action in actions.items():
+                timed(path, action)
+    bench.reset()
+    base = statistics.median(times["unguarded_write"])
+    return {
+        "tool": "approve_pipeline",
+        "iterations": iterations,
+        "upstream_requests": upstream,
+        "paths": {
+            path: {
+                "client_round_trips": rounds[path],
+                **summary(seconds),
+                "ratio_to_unguarded_write": ratio(statistics.median(seconds), base),
+            }
+            for path, seconds in times.items()
+        },
+        "note": (
+            "token: first call issues a token, second redeems it (ELICITATION off or a client without dialogs); "
+            "dialog: 2025-11-25 elicitation/create pushed during the call; sealed: 2026-07-28 input_required "
+            "with the HMAC-sealed requestState, then the retry; floor: the bare POST from this process"
+        ),
+    }
+
+
+# ---------------------------------------------------------------------------------- log window
+
+
+def log_window(lines: int, parser_lines: int, out: Path) -> dict[str, Any]:
+    """Run `bench.log_window` (the gateway's own benchmark) in a child process and keep its JSON."""
+    argv = [
+        sys.executable,
+        "-m",
+        "bench.log_window",
+        "--lines",
+        str(lines),
+        "--parser-lines",
+        str(parser_lines),
+    ]
+    completed = subprocess.run([*argv, "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+    if completed.returncode != 0:
+        return {
+            "error": f"bench.log_window exited {completed.returncode}",
+            "stderr": completed.stderr[-1500:],
+        }
+    loaded: dict[str, Any] = json.loads(out.read_text())
+    return loaded
+
+
+def temporary_audit_file() -> str:
+    """Guarded calls write a real audit line each, as in production, into a file of their own."""
+    handle, path = tempfile.mkstemp(prefix="bench-audit-", suffix=".jsonl")
+    os.close(handle)
+    return path

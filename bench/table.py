@@ -1,0 +1,163 @@
+"""The results of `python -m bench` as a plain-text table; every section that ran is shown, and a missing one is skipped."""
+
+from typing import Any
+
+MIB = 1024 * 1024
+
+
+def _x(value: float | None) -> str:
+    return f"{value:.2f}x" if value is not None else "n/a"
+
+
+def _machine(m: dict[str, Any]) -> list[str]:
+    packages = ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v)
+    return [
+        f"machine: {m['nproc']} CPUs ({m['cpu_model']}), {m['memory_gib']} GiB, "
+        f"{m['implementation']} {m['python']}, {m['os']}",
+        f"  {packages}; load average at start {m['load_average_at_start']}",
+    ]
+
+
+def _cold(c: dict[str, Any]) -> list[str]:
+    sizes = c["tools_list"]
+    imports = c["imports"]
+    rows = [
+        f"cold start over stdio: spawn -> tools/list answered (median of {c['spawns']} spawns)",
+        f"  {'':<44} {'median':>9} {'min':>9} {'max':>9}",
+    ]
+    for label, key in (
+        ("woodpecker-ci-mcp", "ours"),
+        ("floor: same SDK's low-level server, no tools", "sdk_floor"),
+        ("python -c pass", "interpreter"),
+    ):
+        s = c[key]
+        rows.append(f"  {label:<44} {s['median_ms']:>7.0f}ms {s['min_ms']:>7.0f}ms {s['max_ms']:>7.0f}ms")
+    rows.append(
+        f"  ratio to the SDK floor {_x(c['ratio_to_sdk_floor'])} (of the minimums {_x(c['ratio_of_minimums'])}); "
+        f"this project adds {c['added_by_this_project_ms']:.0f} ms at the median"
+    )
+    cpu, imported = c["cpu_ms"], c["import_cpu_ms"]
+    rows.append(
+        f"  CPU per start (median): {cpu['ours_median']:.0f} ms vs {cpu['sdk_floor_median']:.0f} ms for the floor "
+        f"({_x(cpu['ratio'])})"
+    )
+    rows.append(
+        "  import CPU (least of 9): "
+        + ", ".join(
+            f"{k.replace('_', ' ')} {v:.0f} ms" if v is not None else f"{k} n/a" for k, v in imported.items()
+        )
+    )
+    rows.append(
+        "  tools/list answer: "
+        + "; ".join(
+            f"{k.replace('_', '-')} {v['tools']} tools {v['bytes']:,} bytes" for k, v in sizes.items()
+        )
+    )
+    rows.append(
+        f"  import self time (-X importtime): this project {imports['this_project_ms']:.0f} ms, "
+        f"MCP SDK modules {imports['mcp_sdk_ms']:.0f} ms, all {imports['total_ms']:.0f} ms"
+    )
+    return rows
+
+
+def _round_trip(r: dict[str, Any]) -> list[str]:
+    ours, floor = r["ours"], r["floor_direct_httpx"]
+    return [
+        f"read round trip: {r['tool']} x {ours['n']} in one stdio session ({r['answer_bytes']:,}-byte answer)",
+        f"  {'':<36} {'median':>9} {'p90':>9} {'p99':>9}",
+        f"  {'MCP tools/call':<36} {ours['median_ms']:>7.2f}ms {ours['p90_ms']:>7.2f}ms {ours['p99_ms']:>7.2f}ms",
+        f"  {'floor: the same GET with httpx':<36} {floor['median_ms']:>7.2f}ms {floor['p90_ms']:>7.2f}ms "
+        f"{floor['p99_ms']:>7.2f}ms",
+        f"  ratio: median {_x(r['ratio_median'])}, p99 {_x(r['ratio_p99'])}; "
+        f"server CPU per call {r['server_cpu_ms_per_call']:.2f} ms",
+    ]
+
+
+def _logs(rows: list[dict[str, Any]]) -> list[str]:
+    out = [
+        "get_step_logs (tail, default window), a fresh stdio server per size",
+        f"  {'lines':>9} {'log':>9} {'seconds':>8} {'download':>9} {'ratio':>6} {'server peak RSS':>17} "
+        f"{'growth':>9} {'growth/log':>10}",
+    ]
+    for r in rows:
+        before, after = r["server_peak_rss_kib_before"] / 1024, r["server_peak_rss_kib_after"] / 1024
+        out.append(
+            f"  {r['lines']:>9,} {r['log_bytes'] / MIB:>6.1f}MiB {r['seconds']:>7.2f}s {r['floor_download_seconds']:>8.2f}s "
+            f"{_x(r['ratio_to_download']):>6} {before:>7.1f}->{after:>5.1f}MiB "
+            f"{r['peak_rss_growth_bytes'] / MIB:>6.1f}MiB {r['peak_rss_growth_per_log_byte']:>10.4f}"
+        )
+    return out
+
+
+def _http(h: dict[str, Any]) -> list[str]:
+    ours, floor = h["ours"], h["floor_direct_httpx"]
+    return [
+        f"Streamable HTTP: {h['sessions']} concurrent sessions x {h['calls_per_session']} calls "
+        f"({', '.join(h['tools'])}); errors {ours['errors']}",
+        f"  {'':<36} {'calls/s':>9} {'p50':>9} {'p99':>9}",
+        f"  {'MCP over HTTP':<36} {ours['calls_per_second']:>9.1f} {ours['p50_ms']:>7.2f}ms {ours['p99_ms']:>7.2f}ms",
+        f"  {'floor: same requests, 16 httpx clients':<36} {floor['calls_per_second']:>9.1f} "
+        f"{floor['p50_ms']:>7.2f}ms {floor['p99_ms']:>7.2f}ms",
+        f"  floor/ours throughput {_x(h['throughput_ratio'])}; latency p50 {_x(h['p50_ratio'])}, p99 {_x(h['p99_ratio'])}; "
+        f"server RSS at end {h['server_rss_kib_end'] // 1024} MiB",
+        f"  CPU per call: server {h['server_cpu_ms_per_call']:.2f} ms, the 16 SDK clients (this process) "
+        f"{h['client_cpu_ms_per_call']:.2f} ms, sharing the same cores",
+    ]
+
+
+def _guard(g: dict[str, Any]) -> list[str]:
+    out = [
+        f"the guard: {g['tool']} x {g['iterations']} per path, the client answering yes at once",
+        f"  {'path':<44} {'rounds':>6} {'median':>9} {'p90':>9} {'vs unguarded':>13}",
+    ]
+    labels = {
+        "unguarded_write": "decline_pipeline (same POST, not guarded)",
+        "token": "token: call, then call with confirm_token",
+        "dialog": "dialog: 2025-11-25 elicitation/create",
+        "sealed": "sealed: 2026-07-28 input_required + retry",
+        "floor": "floor: the bare POST with httpx",
+    }
+    for path, p in g["paths"].items():
+        out.append(
+            f"  {labels.get(path, path):<44} {p['client_round_trips']:>6} {p['median_ms']:>7.2f}ms "
+            f"{p['p90_ms']:>7.2f}ms {_x(p['ratio_to_unguarded_write']):>13}"
+        )
+    return out
+
+
+def _log_window(w: dict[str, Any]) -> list[str]:
+    if "error" in w:
+        return ["bench.log_window: " + w["error"]]
+    out = [f"bench/log_window.py: {w['log_lines']:,}-line log, the gateway's windowing alone (no MCP)"]
+    for source in w["sources"]:
+        out.append(
+            f"  {source['source']}: {source['log_bytes'] / MIB:.1f} MiB, download alone "
+            f"{source['download_only_seconds']:.2f} s"
+        )
+        for r in source["runs"]:
+            growth = r["peak_rss_growth_bytes"]
+            shown = f"{growth / MIB:.1f} MiB" if growth is not None else "n/a"
+            out.append(f"    {r['from']:<4} {r['seconds']:>6.2f} s, peak RSS growth {shown}")
+    for p in w["parsers"]:
+        out.append(f"  parser {p['parser']}: {p['mb_per_s']} MB/s")
+    return out
+
+
+def render(results: dict[str, Any]) -> str:
+    parts = [_machine(results["machine"])]
+    for key, section in (
+        ("cold_start", _cold),
+        ("round_trip", _round_trip),
+        ("step_logs", _logs),
+        ("http", _http),
+        ("guard", _guard),
+        ("log_window", _log_window),
+    ):
+        if key in results:
+            parts.append(section(results[key]))
+    parts.append(
+        [
+            f"whole run: {results['wall_seconds']} s; load average at the end {results.get('load_average_at_end')}"
+        ]
+    )
+    return "\n\n".join("\n".join(rows) for rows in parts)

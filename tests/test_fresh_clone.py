@@ -1,0 +1,261 @@
+"""A newcomer's path: a fresh clone of the committed tree installs, its README command 1 serves tools to an MCP client, and command 2 expands to the checks CI runs.
+
+How the install stays inside the time budget, honestly: the clone gets a new virtual
+environment of its own and `pip install --no-deps -e <clone>`, with this environment's
+site-packages made visible to it through a `.pth` line. Only the build backend (setuptools,
+in pip's isolated build environment) comes from the registry or pip's cache. So the test
+proves that the committed files build, install and run, but not that the dependency list in
+pyproject.toml resolves from the registry. Set WOODPECKER_MCP_TEST_FULL_INSTALL=true to do the
+README's full `pip install -e '.[test]'` into a plain new environment instead (minutes).
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from anyio.abc import Process
+from anyio.streams.text import TextReceiveStream
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRAM = "woodpecker-ci-mcp"
+FULL_INSTALL = os.environ.get("WOODPECKER_MCP_TEST_FULL_INSTALL") == "true"
+# The README's quick start, word for word: if it changes, this test must follow it.
+README_COMMAND_1 = "make install && .venv/bin/woodpecker-ci-mcp sandbox"
+README_COMMAND_2 = "make install && make test"
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment without our settings or git's (a stray GIT_DIR would redirect the clone)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("WOODPECKER", "ELICITATION", "GIT_", "PIP_", "VIRTUAL_ENV", "PYTHON"))
+    }
+    return {**env, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1", **extra}
+
+
+def run(argv: list[str | Path], cwd: Path | None = None, timeout: float = 120) -> str:
+    done = subprocess.run(
+        [str(a) for a in argv], cwd=cwd, env=clean_env(), capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, (
+        f"{argv[:3]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def fresh_clone(tmp_path: Path) -> Path:
+    """`git clone` of this checkout's HEAD: only what is committed is in it."""
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a git checkout to clone")
+    clone = tmp_path / "clone"
+    run([git, "clone", "--quiet", ROOT, clone], timeout=60)
+    return clone
+
+
+def install(clone: Path, venv: Path) -> Path:
+    """A new environment for the clone with the package installed editable; returns its bin directory."""
+    bin_dir = venv / "bin"
+    if FULL_INSTALL:
+        run([sys.executable, "-m", "venv", venv], timeout=120)
+        run([bin_dir / "python", "-m", "pip", "install", "-q", "-e", f"{clone}[test]"], timeout=900)
+        return bin_dir
+    run([sys.executable, "-m", "venv", "--without-pip", venv], timeout=60)
+    new_site = run([bin_dir / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+    ours = sysconfig.get_paths()
+    # A path line, not a site dir: this environment's own .pth files (its editable install of
+    # the working tree among them) are not processed, so the clone's install is the only one.
+    lines = dict.fromkeys([ours["purelib"], ours["platlib"]])
+    (Path(new_site.strip()) / "_reuse_test_environment.pth").write_text("\n".join(lines) + "\n")
+    run([bin_dir / "python", "-m", "pip", "install", "-q", "--no-deps", "-e", clone], timeout=180)
+    return bin_dir
+
+
+async def read_until_snippet(process: Process, lines: list[str]) -> dict[str, Any]:
+    """Read the command's stdout until the JSON server list a user would paste into a client."""
+    assert process.stdout is not None
+    buffer = ""
+    async for chunk in TextReceiveStream(process.stdout):
+        buffer += chunk
+        *complete, buffer = buffer.split("\n")
+        for line in complete:
+            lines.append(line)
+            text = line.strip()
+            if text.startswith("{") and "mcpServers" in text:
+                snippet: dict[str, Any] = json.loads(text)
+                return snippet
+    raise AssertionError("the command ended without printing a JSON server list:\n" + "\n".join(lines))
+
+
+def test_the_readme_quick_start_is_the_pair_of_commands_this_file_checks(fresh_clone: Path) -> None:
+    readme = (fresh_clone / "README.md").read_text()
+    assert README_COMMAND_1 in readme
+    assert README_COMMAND_2 in readme
+
+
+@pytest.mark.anyio
+async def test_a_fresh_clone_installs_and_its_sandbox_command_serves_every_tool_to_an_mcp_client(
+    fresh_clone: Path, tmp_path: Path
+) -> None:
+    bin_dir = install(fresh_clone, tmp_path / "venv")
+    # From a neutral directory: `python -c` puts the working directory first on sys.path.
+    where = run(
+        [bin_dir / "python", "-c", "import entrypoints.cli; print(entrypoints.cli.__file__)"], tmp_path
+    )
+    assert Path(where.strip()).resolve().is_relative_to(fresh_clone.resolve()), (
+        "the clone's code is not the one installed"
+    )
+
+    stderr = (tmp_path / "sandbox.stderr").open("w")
+    lines: list[str] = []
+    process = await anyio.open_process(
+        [str(bin_dir / PROGRAM), "sandbox"], env=clean_env(), cwd=fresh_clone, stderr=stderr
+    )
+    try:
+        with anyio.fail_after(60):
+            snippet = await read_until_snippet(process, lines)
+        printed = "\n".join(lines)
+        (server,) = snippet["mcpServers"].values()
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/mcp", server["url"])
+        assert server["url"] in printed and "Bearer" in server["headers"]["Authorization"]
+
+        # Exactly what a newcomer pastes: the URL and the headers of the printed snippet.
+        with anyio.fail_after(60):
+            async with create_mcp_http_client(headers=server["headers"]) as http:
+                async with Client(streamable_http_client(server["url"], http_client=http)) as client:
+                    listed = await client.list_tools()
+                    me = await client.call_tool("get_current_user", {})
+        assert sorted(t.name for t in listed.tools) == sorted(t.name for t in WOODPECKER_TOOLS)
+        assert not me.is_error, me.structured_content
+
+        # "Stop with Ctrl-C": the command ends by itself, cleanly, on SIGINT.
+        process.send_signal(signal.SIGINT)
+        with anyio.fail_after(20):
+            code = await process.wait()
+        assert code == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            with anyio.move_on_after(10):
+                await process.wait()
+        await process.aclose()
+        stderr.close()
+
+
+def test_make_install_and_make_test_expand_to_the_environment_the_lint_and_the_tests(
+    fresh_clone: Path,
+) -> None:
+    # `make -n` prints the commands without running them: running `make test` here would run
+    # the whole suite again, inside itself, and double CI's time. What it runs is checked; that
+    # those commands pass is what the rest of CI shows.
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    install_steps = run([make, "-n", "install"], cwd=fresh_clone)
+    assert re.search(r"python3 -m venv \.venv", install_steps)
+    assert re.search(r"\.venv/bin/pip install .*-e '\.\[test\]'", install_steps)
+
+    test_steps = run([make, "-n", "test"], cwd=fresh_clone).splitlines()
+    expected = [
+        r"\.venv/bin/ruff check \.",
+        r"\.venv/bin/ruff format --check \.",
+        r"\.venv/bin/mypy",
+        r"\.venv/bin/lint-imports",
+        r"\.venv/bin/pytest\b",
+    ]
+    positions = [next((i for i, s in enumerate(test_steps) if re.match(p, s.strip())), -1) for p in expected]
+    assert -1 not in positions, f"missing from `make -n test`: {test_steps}"
+    assert positions == sorted(positions), "the static checks run before pytest, in this order"
+
+
+def test_help_names_every_environment_variable_the_code_reads() -> None:
+    names = set()
+    for package in ("domain", "ports", "adapters", "entrypoints"):
+        for source in (ROOT / package).rglob("*.py"):
+            names |= set(
+                re.findall(r"[\"'](WOODPECKER_[A-Z0-9_]*[A-Z0-9]|ELICITATION)[\"']", source.read_text())
+            )
+    assert {"WOODPECKER_URL", "WOODPECKER_TOKEN", "ELICITATION"} <= names  # the scan itself works
+    shown = run([sys.executable, "-m", "entrypoints", "--help"], cwd=ROOT)
+    assert sorted(n for n in names if n not in shown) == []
+
+
+# One bad value per checked variable: each must stop the server with exit code 1 and lines that
+# name the variable and what to do about it; a variable that may hold a secret (a token, a key,
+# a URL with a password) must not have its value (the canary) echoed.
+def case(variable: str, value: str, *argv: str, name: str = "") -> Any:
+    return pytest.param({variable: value}, list(argv), variable, id=name or variable)
+
+
+STARTUP_ERRORS = [
+    case("WOODPECKER_URL", "ftp://canary.example"),
+    case("WOODPECKER_TOKEN", "can ary"),
+    case("WOODPECKER_MCP_SEAL_KEYS", "canary"),
+    case("WOODPECKER_MCP_AUDIT_FILE", "/canary-missing-dir/audit.jsonl"),
+    case("WOODPECKER_MCP_TOKEN_STORE", "canary://x"),
+    case("WOODPECKER_ALLOW_TOOLS", "*canary", name="WOODPECKER_ALLOW_TOOLS-star-not-at-end"),
+    case("WOODPECKER_DENY_TOOLS", "essential"),
+    case("WOODPECKER_MCP_PORT", "99999", "--transport", "http"),
+    case("WOODPECKER_MCP_AUTH", "canary", "--transport", "http"),
+    case("WOODPECKER_MCP_BEARER", "canary", "--transport", "http"),
+    case("WOODPECKER_MCP_MAX_BODY_BYTES", "canary", "--transport", "http"),
+    case("WOODPECKER_MCP_HOST", "can ary", "--transport", "http"),
+    # Flags name the accepted values, which is the fix; whether they may repeat a value that is
+    # not a secret is settled in tests/entrypoints.
+    case("WOODPECKER_READ_ONLY", "yes"),
+    case("ELICITATION", "off"),
+    case("WOODPECKER_ALLOW_TOOLS", "canary_tool", name="WOODPECKER_ALLOW_TOOLS-unknown-name"),
+]
+SECRET_BEARING = frozenset(
+    {
+        "WOODPECKER_URL",
+        "WOODPECKER_TOKEN",
+        "WOODPECKER_MCP_SEAL_KEYS",
+        "WOODPECKER_MCP_BEARER",
+        "WOODPECKER_MCP_TOKEN_STORE",
+    }
+)
+# Words that tell the reader what to do, or which values would do.
+FIX = re.compile(
+    r"\b(?:set|unset|use|paste|generate|point|remove|choose|must|for example|see|between|only)\b|e\.g\."
+)
+
+
+@pytest.mark.parametrize(("environment", "argv", "variable"), STARTUP_ERRORS)
+def test_a_startup_error_names_the_variable_and_what_to_do(
+    environment: dict[str, str], argv: list[str], variable: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "entrypoints", *argv],
+        env=clean_env(**environment),
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1, done.stderr
+    assert lines and all(line.startswith(f"{PROGRAM}: ") for line in lines), lines
+    (line,) = [line for line in lines if variable in line]
+    assert FIX.search(line.split(variable, 1)[1]), f"no fix in: {line}"
+    if variable in SECRET_BEARING:
+        assert "canary" not in done.stderr, "the value was echoed"
