@@ -6,6 +6,7 @@ from typing import Any
 from starlette.responses import Response
 
 from sandbox.api_common import (
+    answer,
     field_bool,
     field_int,
     field_str,
@@ -114,8 +115,7 @@ def _lookup_user(ctx: Ctx) -> User | Response:
 
 
 def get_user(ctx: Ctx) -> Response:
-    found = _lookup_user(ctx)
-    return found if isinstance(found, Response) else json_response(found.api())
+    return answer(_lookup_user(ctx))
 
 
 def post_user(ctx: Ctx) -> Response:
@@ -294,8 +294,7 @@ def _agent(ctx: Ctx) -> Agent | Response:
 
 
 def get_agent(ctx: Ctx) -> Response:
-    found = _agent(ctx)
-    return found if isinstance(found, Response) else json_response(found.api())
+    return answer(_agent(ctx))
 
 
 def agent_tasks(ctx: Ctx) -> Response:
@@ -319,18 +318,18 @@ def patch_agent(ctx: Ctx) -> Response:
     return json_response(found.api())
 
 
-def _busy(ctx: Ctx, agent: Agent) -> bool:
-    return any(t.running and t.agent_id == agent.id for t in ctx.world.tasks)
-
-
-def delete_agent(ctx: Ctx) -> Response:
-    found = _agent(ctx)
+def _delete_idle(ctx: Ctx, found: Agent | Response) -> Response:
+    """Both agent routes refuse to delete an agent that still runs a task."""
     if isinstance(found, Response):
         return found
-    if _busy(ctx, found):
+    if any(t.running and t.agent_id == found.id for t in ctx.world.tasks):
         return text(409, "Agent has running tasks")
     del ctx.world.agents[found.id]
     return empty(204)
+
+
+def delete_agent(ctx: Ctx) -> Response:
+    return _delete_idle(ctx, _agent(ctx))
 
 
 def list_org_agents(ctx: Ctx) -> Response:
@@ -365,13 +364,7 @@ def patch_org_agent(ctx: Ctx) -> Response:
 
 
 def delete_org_agent(ctx: Ctx) -> Response:
-    found = _org_agent(ctx)
-    if isinstance(found, Response):
-        return found
-    if _busy(ctx, found):
-        return text(409, "Agent has running tasks")
-    del ctx.world.agents[found.id]
-    return empty(204)
+    return _delete_idle(ctx, _org_agent(ctx))
 
 
 # ---------------------------------------------------------------------- forges

@@ -2,11 +2,12 @@
 
 import re
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from starlette.datastructures import QueryParams
+from starlette.responses import Response
 
-from sandbox.http import BadBody
+from sandbox.http import BadBody, json_response
 
 T = TypeVar("T")
 MAX_PAGE_SIZE = 50
@@ -36,6 +37,15 @@ def paginate(query: QueryParams, items: Sequence[T]) -> list[T]:
         per_page = MAX_PAGE_SIZE
     start = (page - 1) * per_page
     return list(items[start : start + per_page])
+
+
+class HasApi(Protocol):
+    def api(self) -> Any: ...
+
+
+def answer(found: HasApi | Response) -> Response:
+    """A finder's result as the route's answer: its error response as is, else the row's API JSON."""
+    return found if isinstance(found, Response) else json_response(found.api())
 
 
 def null_if_empty(items: list[Any]) -> list[Any] | None:

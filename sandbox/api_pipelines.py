@@ -6,7 +6,7 @@ from datetime import datetime
 
 from starlette.responses import Response
 
-from sandbox.api_common import field_str, field_str_map, go_int, paginate
+from sandbox.api_common import answer, field_str, field_str_map, go_int, paginate
 from sandbox.http import BadBody, Ctx, Route, empty, json_response, stream_json, text
 from sandbox.models import EVENTS, JSON, STATUSES, Config, Cron, Pipeline, Repo, Step, Task, Workflow
 from sandbox.world import World
@@ -81,8 +81,7 @@ def get_pipeline(ctx: Ctx) -> Response:
         if not candidates:
             return empty(404)
         return json_response(max(candidates, key=lambda p: p.id).api())
-    found = _find(ctx)
-    return found if isinstance(found, Response) else json_response(found.api())
+    return answer(_find(ctx))
 
 
 def get_config(ctx: Ctx) -> Response:
@@ -232,6 +231,23 @@ def _config_for(world: World, repo: Repo) -> list[Config]:
     return list(world.configs.get(latest[0].id, [])) if latest else []
 
 
+def _filtered() -> Response:
+    """A branch the pipeline config filters out: 204 with no body, flagged in a header."""
+    return Response(b"", status_code=204, headers={"Pipeline-Filtered": "true"})
+
+
+def _head_commit(repo: Repo, branch: str) -> str:
+    return hashlib.sha1(f"{repo.full_name}@{branch}".encode(), usedforsecurity=False).hexdigest()
+
+
+def _store_new(world: World, pipeline: Pipeline, repo: Repo) -> None:
+    """Give a new pipeline the default workflows and the latest config, store it and queue its tasks."""
+    pipeline.workflows = _default_workflows(world, pipeline.id)
+    world.configs[pipeline.id] = _config_for(world, repo)
+    world.pipelines[pipeline.id] = pipeline
+    _enqueue(world, pipeline, repo)
+
+
 def create_pipeline(ctx: Ctx) -> Response:
     world, repo, user = ctx.world, ctx.the_repo, ctx.me
     try:
@@ -245,7 +261,7 @@ def create_pipeline(ctx: Ctx) -> Response:
         # BranchHead fails for an unknown branch: AbortWithError(500) -> empty body.
         return empty(500)
     if branch in FILTERED_BRANCHES:
-        return Response(b"", status_code=204, headers={"Pipeline-Filtered": "true"})
+        return _filtered()
     now = world.now()
     pipeline = Pipeline(
         id=world.new_id(),
@@ -254,7 +270,7 @@ def create_pipeline(ctx: Ctx) -> Response:
         event="manual",
         status="pending",
         branch=branch,
-        commit=hashlib.sha1(f"{repo.full_name}@{branch}".encode(), usedforsecurity=False).hexdigest(),
+        commit=_head_commit(repo, branch),
         ref=branch,
         message=f"MANUAL PIPELINE @ {branch}",
         author=user.login,
@@ -268,10 +284,7 @@ def create_pipeline(ctx: Ctx) -> Response:
         variables=variables or {},
         version=world.version_string,
     )
-    pipeline.workflows = _default_workflows(world, pipeline.id)
-    world.configs[pipeline.id] = _config_for(world, repo)
-    world.pipelines[pipeline.id] = pipeline
-    _enqueue(world, pipeline, repo)
+    _store_new(world, pipeline, repo)
     return json_response(pipeline.api())
 
 
@@ -283,7 +296,7 @@ def new_cron_pipeline(ctx: Ctx, cron: Cron) -> Response:
     if fr is None or branch not in fr.branches or world.users.get(repo.user_id) is None:
         return text(500, f"Error creating pipeline for cron {cron.id}. branch not found")
     if branch in FILTERED_BRANCHES:
-        return Response(b"", status_code=204, headers={"Pipeline-Filtered": "true"})
+        return _filtered()
     now = world.now()
     pipeline = Pipeline(
         id=world.new_id(),
@@ -292,7 +305,7 @@ def new_cron_pipeline(ctx: Ctx, cron: Cron) -> Response:
         event="cron",
         status="pending",
         branch=branch,
-        commit=hashlib.sha1(f"{repo.full_name}@{branch}".encode(), usedforsecurity=False).hexdigest(),
+        commit=_head_commit(repo, branch),
         ref=f"refs/heads/{branch}",
         # For cron pipelines Woodpecker uses the job's name as message and sender.
         message=cron.name,
@@ -306,10 +319,7 @@ def new_cron_pipeline(ctx: Ctx, cron: Cron) -> Response:
         variables=dict(cron.variables or {}),
         version=world.version_string,
     )
-    pipeline.workflows = _default_workflows(world, pipeline.id)
-    world.configs[pipeline.id] = _config_for(world, repo)
-    world.pipelines[pipeline.id] = pipeline
-    _enqueue(world, pipeline, repo)
+    _store_new(world, pipeline, repo)
     body = pipeline.api()
     body.pop("is_prerelease", None)  # the raw model, not APIPipeline
     return json_response(body)

@@ -2,11 +2,12 @@
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.responses import Response
 
 from sandbox.api_common import (
+    answer,
     field_opt_bool,
     field_opt_str,
     field_str,
@@ -18,7 +19,7 @@ from sandbox.api_common import (
 )
 from sandbox.api_pipelines import new_cron_pipeline
 from sandbox.cronexpr import CronError, next_exec, parse
-from sandbox.http import BadBody, Ctx, Route, empty, json_response, text
+from sandbox.http import BadBody, Ctx, Handler, Route, empty, json_response, text
 from sandbox.models import EVENTS, Cron, Registry, Secret
 from sandbox.world import World
 
@@ -40,6 +41,42 @@ def _org_scope(ctx: Ctx) -> Scope:
 
 def _global_scope(ctx: Ctx) -> Scope:
     return (0, 0)
+
+
+# The settings rows whose world tables are keyed by their id.
+Row = TypeVar("Row", Secret, Registry)
+
+
+def _found(row: Secret | Registry | None) -> Response:
+    return empty(404) if row is None else json_response(row.api())
+
+
+def _remove(table: dict[int, Row], row: Row | None) -> Response:
+    if row is None:
+        return empty(404)
+    del table[row.id]
+    return empty(204)
+
+
+def _crud_routes(
+    base: str,
+    param: str,
+    access: str,
+    list_: Handler,
+    create: Handler,
+    get: Handler,
+    patch: Handler,
+    delete: Handler,
+) -> list[Route]:
+    """The five routes of one scope; `access` is one level, or "read|write" when reads and writes differ."""
+    read_access, write_access = access.split("|") if "|" in access else (access, access)
+    return [
+        Route("GET", base, list_, read_access),
+        Route("POST", base, create, write_access),
+        Route("GET", f"{base}/:{param}", get, read_access),
+        Route("PATCH", f"{base}/:{param}", patch, write_access),
+        Route("DELETE", f"{base}/:{param}", delete, write_access),
+    ]
 
 
 # ---------------------------------------------------------------------- secrets
@@ -81,8 +118,7 @@ def _secret_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, kind
         return json_response(null_if_empty(rows) if kind == "repo" else rows)
 
     def get(ctx: Ctx) -> Response:
-        found = _secret(ctx.world, scope(ctx), ctx.params["secret"])
-        return empty(404) if found is None else json_response(found.api())
+        return _found(_secret(ctx.world, scope(ctx), ctx.params["secret"]))
 
     def create(ctx: Ctx) -> Response:
         try:
@@ -145,20 +181,9 @@ def _secret_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, kind
         return json_response(updated.api())
 
     def delete(ctx: Ctx) -> Response:
-        found = _secret(ctx.world, scope(ctx), ctx.params["secret"])
-        if found is None:
-            return empty(404)
-        del ctx.world.secrets[found.id]
-        return empty(204)
+        return _remove(ctx.world.secrets, _secret(ctx.world, scope(ctx), ctx.params["secret"]))
 
-    read_access, write_access = access.split("|") if "|" in access else (access, access)
-    return [
-        Route("GET", f"{prefix}/secrets", list_, read_access),
-        Route("POST", f"{prefix}/secrets", create, write_access),
-        Route("GET", f"{prefix}/secrets/:secret", get, read_access),
-        Route("PATCH", f"{prefix}/secrets/:secret", patch, write_access),
-        Route("DELETE", f"{prefix}/secrets/:secret", delete, write_access),
-    ]
+    return _crud_routes(f"{prefix}/secrets", "secret", access, list_, create, get, patch, delete)
 
 
 # ---------------------------------------------------------------------- registries
@@ -203,8 +228,7 @@ def _registry_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, ki
         return json_response(null_if_empty(rows) if kind == "repo" else rows)
 
     def get(ctx: Ctx) -> Response:
-        found = _registry(ctx.world, scope(ctx), ctx.params["registry"])
-        return empty(404) if found is None else json_response(found.api())
+        return _found(_registry(ctx.world, scope(ctx), ctx.params["registry"]))
 
     def create(ctx: Ctx) -> Response:
         try:
@@ -251,20 +275,9 @@ def _registry_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, ki
         return json_response(updated.api())
 
     def delete(ctx: Ctx) -> Response:
-        found = _registry(ctx.world, scope(ctx), ctx.params["registry"])
-        if found is None:
-            return empty(404)
-        del ctx.world.registries[found.id]
-        return empty(204)
+        return _remove(ctx.world.registries, _registry(ctx.world, scope(ctx), ctx.params["registry"]))
 
-    read_access, write_access = access.split("|") if "|" in access else (access, access)
-    return [
-        Route("GET", f"{prefix}/registries", list_, read_access),
-        Route("POST", f"{prefix}/registries", create, write_access),
-        Route("GET", f"{prefix}/registries/:registry", get, read_access),
-        Route("PATCH", f"{prefix}/registries/:registry", patch, write_access),
-        Route("DELETE", f"{prefix}/registries/:registry", delete, write_access),
-    ]
+    return _crud_routes(f"{prefix}/registries", "registry", access, list_, create, get, patch, delete)
 
 
 # ---------------------------------------------------------------------- crons
@@ -313,8 +326,7 @@ def list_crons(ctx: Ctx) -> Response:
 
 
 def get_cron(ctx: Ctx) -> Response:
-    found = _find_cron(ctx)
-    return found if isinstance(found, Response) else json_response(found.api())
+    return answer(_find_cron(ctx))
 
 
 def create_cron(ctx: Ctx) -> Response:

@@ -604,34 +604,22 @@ def seed(world: World, tokens: dict[str, str]) -> None:
     world.worker_count = 4
     running = world.pipelines[web.id * 100 + 13]
     pending = world.pipelines[web.id * 100 + 12]
-    world.tasks.append(
-        Task(
-            id=str(running.workflows[0].id),
-            pid=1,
-            name="build",
-            pipeline_id=running.id,
-            repo_id=web.id,
-            agent_id=2,
-            created=running.created,
-            running=True,
-            labels={"platform": "linux/amd64", "repo": web.full_name, "note": H_DIALOG},
-            dep_status={},
+    # The running pipeline's task sits on agent 2 (with hostile text in a label); the pending one waits.
+    for pipeline, agent_id, extra in ((running, 2, {"note": H_DIALOG}), (pending, 0, {})):
+        world.tasks.append(
+            Task(
+                id=str(pipeline.workflows[0].id),
+                pid=1,
+                name="build",
+                pipeline_id=pipeline.id,
+                repo_id=web.id,
+                agent_id=agent_id,
+                created=pipeline.created,
+                running=pipeline is running,
+                labels={"platform": "linux/amd64", "repo": web.full_name, **extra},
+                dep_status={},
+            )
         )
-    )
-    world.tasks.append(
-        Task(
-            id=str(pending.workflows[0].id),
-            pid=1,
-            name="build",
-            pipeline_id=pending.id,
-            repo_id=web.id,
-            agent_id=0,
-            created=pending.created,
-            running=False,
-            labels={"platform": "linux/amd64", "repo": web.full_name},
-            dep_status={},
-        )
-    )
 
 
 def build_world(version: str, tokens: dict[str, str], clock: Callable[[], float]) -> World:

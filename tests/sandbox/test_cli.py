@@ -15,17 +15,23 @@ from sandbox.cli import main
 CHECKOUT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.slow
-def test_api_only_prints_one_json_line_and_serves_until_terminated() -> None:
+def _serve(*args: str) -> "subprocess.Popen[str]":
+    """`python -m sandbox` with `args`, from the checkout; stdout is piped (its first line is the JSON)."""
+    # stderr is not read, so it must not be a pipe that could fill up and block the server.
     env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "sandbox", "--api-only", "--port", "0"],
+    return subprocess.Popen(
+        [sys.executable, "-m", "sandbox", *args],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         cwd=CHECKOUT,
         env=env,
         text=True,
     )
+
+
+@pytest.mark.slow
+def test_api_only_prints_one_json_line_and_serves_until_terminated() -> None:
+    process = _serve("--api-only", "--port", "0")
     try:
         assert process.stdout is not None
         info = json.loads(process.stdout.readline())
@@ -54,15 +60,7 @@ def test_api_only_prints_one_json_line_and_serves_until_terminated() -> None:
 
 @pytest.mark.slow
 def test_the_311_mode_reports_its_version() -> None:
-    env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "sandbox", "--api-only", "--woodpecker-version", "3.11"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=CHECKOUT,
-        env=env,
-        text=True,
-    )
+    process = _serve("--api-only", "--woodpecker-version", "3.11")
     try:
         assert process.stdout is not None
         info = json.loads(process.stdout.readline())
