@@ -1,0 +1,36 @@
+"""`make bench` keeps working: a tiny run of two sections, checked for shape, never for speed."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_small_benchmark_run_measures_each_path_against_its_floor(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--only", "round_trip", "guard", "--calls", "10"]
+        + ["--guard-iterations", "2", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    results = json.loads(out.read_text())
+    trip = results["round_trip"]
+    assert trip["ours"]["n"] == 10 and trip["ratio_median"] > 0
+    # The floor replays exactly what the tool sent upstream: one GET of the repository.
+    assert [r["method"] for r in trip["upstream_requests"]] == ["GET"]
+    guard = results["guard"]
+    assert {"unguarded_write", "token", "dialog", "sealed", "floor"} == set(guard["paths"])
+    # Each way of asking ends in exactly one approval reaching Woodpecker, as the guard promises.
+    for path in ("token", "dialog", "sealed"):
+        assert [r["path"].rsplit("/", 1)[-1] for r in guard["upstream_requests"][path]] == ["approve"]
+    assert results["machine"]["nproc"] >= 1
