@@ -389,8 +389,17 @@ def _error_lines(error: ValidationError) -> list[str]:
     return lines
 
 
+# Flags are on only for the exact string `true` (behaviour.md): their value is not trimmed,
+# so " true" is refused rather than silently taken as on.
+_EXACT_FLAGS = frozenset({"WOODPECKER_READ_ONLY", "WOODPECKER_INSECURE_TLS"})
+
+
 def _present(environ: Mapping[str, str], names: Iterable[str]) -> dict[str, str]:
-    return {name: value for name in names if (value := _raw(environ, name)) is not None}
+    present = {}
+    for name in names:
+        if _raw(environ, name) is not None:
+            present[name] = environ[name] if name in _EXACT_FLAGS else environ[name].strip()
+    return present
 
 
 def read_settings(

@@ -341,3 +341,11 @@ def test_allowed_hosts_and_origins_are_comma_lists() -> None:
     assert http.allowed_hosts == ("mcp.example.com", "mcp.example.com:443")
     assert http.allowed_origins == ("https://app.example.com",)
     assert http.max_body_bytes == 65536
+
+
+@pytest.mark.parametrize("name", ["WOODPECKER_READ_ONLY", "WOODPECKER_INSECURE_TLS"])
+@pytest.mark.parametrize("value", [" true", "true ", "True"])
+def test_a_flag_is_on_only_for_the_exact_string_true(name: str, value: str) -> None:
+    with pytest.raises(StartupError) as caught:
+        read_settings({name: value})
+    assert name in str(caught.value)
