@@ -8,8 +8,8 @@ import pytest
 pytest_plugins = [
     "tests.fixtures.sandbox",
     "tests.fixtures.gateway",
-    "tests.fixtures.mcp",
     "tests.fixtures.http",
+    "tests.fixtures.mcp",
 ]
 
 
