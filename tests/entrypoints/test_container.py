@@ -17,6 +17,7 @@ from ports.woodpecker import Credential
 from tests.fakes.clock import FakeClock
 from tests.fakes.randomness import FakeRandomness
 from tests.fixtures.http import serve_asgi
+from tests.fixtures.mcp import initialize_request
 from tests.mcp.fake_woodpecker import FakeWoodpecker
 
 pytestmark = pytest.mark.anyio
@@ -207,16 +208,7 @@ async def test_the_http_app_admits_exactly_the_configured_hosts_and_origins_thro
     bearer = "h" * 40
     container = build_container(read_settings({}))
     http = read_http_settings({"WOODPECKER_MCP_BEARER": bearer, **environ})
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
+    initialize = initialize_request()
     common = {"Authorization": f"Bearer {bearer}", "Accept": "application/json, text/event-stream"}
     statuses = []
     with anyio.fail_after(20):

@@ -13,6 +13,7 @@ import pytest
 
 from sandbox.server import Sandbox
 from tests.fixtures.http import free_port, mcp_client, team_server
+from tests.fixtures.mcp import initialize_request
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -45,19 +46,6 @@ def shared_env(sandbox: Sandbox, audit: Path, bearer: str) -> dict[str, str]:
 
 def logins(sandbox: Sandbox) -> set[str | None]:
     return {r.login for r in sandbox.requests}
-
-
-def initialize_body() -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
 
 
 CLIENT_LOGGERS = ("mcp.client", "httpx2", "httpcore2")
@@ -96,11 +84,11 @@ async def test_no_bearer_or_a_wrong_one_is_401_before_any_mcp_processing_in_both
         sandbox.clear_requests()
         async with team_server(env) as url, httpx.AsyncClient() as client:
             with anyio.fail_after(30):
-                missing = await client.post(url + "/mcp", headers=MCP_HEADERS, json=initialize_body())
+                missing = await client.post(url + "/mcp", headers=MCP_HEADERS, json=initialize_request())
                 wrong = await client.post(
                     url + "/mcp",
                     headers={**MCP_HEADERS, "Authorization": "Bearer not-a-token-anyone-has"},
-                    json=initialize_body(),
+                    json=initialize_request(),
                 )
         assert missing.status_code == 401, mode
         assert missing.headers["www-authenticate"].startswith('Bearer realm="woodpecker-ci-mcp"'), mode
@@ -137,12 +125,12 @@ async def test_a_foreign_origin_is_403_and_a_bad_host_is_421_even_with_a_valid_b
                 origin = await client.post(
                     url + "/mcp",
                     headers={**headers, "Origin": "https://evil.example"},
-                    json=initialize_body(),
+                    json=initialize_request(),
                 )
                 host = await client.post(
-                    url + "/mcp", headers={**headers, "Host": "evil.example"}, json=initialize_body()
+                    url + "/mcp", headers={**headers, "Host": "evil.example"}, json=initialize_request()
                 )
-                fine = await client.post(url + "/mcp", headers=headers, json=initialize_body())
+                fine = await client.post(url + "/mcp", headers=headers, json=initialize_request())
     assert origin.status_code == 403
     assert host.status_code == 421
     assert fine.status_code == 200
@@ -161,10 +149,10 @@ async def test_an_origin_wildcard_admits_any_origin_while_the_host_is_still_chec
                 origin = await client.post(
                     url + "/mcp",
                     headers={**headers, "Origin": "https://elsewhere.example"},
-                    json=initialize_body(),
+                    json=initialize_request(),
                 )
                 host = await client.post(
-                    url + "/mcp", headers={**headers, "Host": "evil.example"}, json=initialize_body()
+                    url + "/mcp", headers={**headers, "Host": "evil.example"}, json=initialize_request()
                 )
     assert origin.status_code == 200
     assert host.status_code == 421

@@ -14,7 +14,14 @@ from starlette.middleware import Middleware
 
 from adapters.mcp_http import build_http_app
 from ports.woodpecker import Credential
-from tests.fixtures.mcp import MODES, Person, PrincipalFromHeader, build_harness_on, serving
+from tests.fixtures.mcp import (
+    MODES,
+    Person,
+    PrincipalFromHeader,
+    build_harness_on,
+    initialize_request,
+    serving,
+)
 from tests.mcp.fake_woodpecker import FakeWoodpecker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -122,16 +129,7 @@ async def test_a_legacy_session_answers_only_the_principal_that_opened_it() -> N
                 async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
                     opened = await http.post(
                         "/mcp",
-                        json={
-                            "jsonrpc": "2.0",
-                            "id": 1,
-                            "method": "initialize",
-                            "params": {
-                                "protocolVersion": "2025-11-25",
-                                "capabilities": {},
-                                "clientInfo": {"name": "alice", "version": "0"},
-                            },
-                        },
+                        json=initialize_request("alice"),
                         headers={
                             "accept": "application/json, text/event-stream",
                             "content-type": "application/json",
