@@ -325,7 +325,10 @@ def _check_value(param: Param, value: Any) -> tuple[str | None, Any]:
         return None, value
     if param.type == "array":
         return _check_array(value, spec)
-    return _check_object(value, spec)
+    problem, normalised = _check_object(value, spec)
+    if problem is not None and "expected form" in problem:
+        problem += f" ({_brief(param.description)})"
+    return problem, normalised
 
 
 def _message(tool: ToolSpec, problems: list[tuple[str, str]]) -> ArgumentError:

@@ -353,10 +353,10 @@ def move_repo(ctx: Ctx) -> Response:
     to = ctx.query.get("to")
     if to is None:
         return empty(500)  # "missing required to query value", AbortWithError -> empty body
-    parts = to.split("/")
-    if len(parts) != 2 or not parts[0] or not parts[1]:
+    # model.ParseRepo (3.17) cuts at the first slash, so a GitLab subgroup path (group/sub/project) moves too.
+    owner, _, name = to.partition("/")
+    if not owner or not name:
         return empty(500)
-    owner, name = parts
     fr = world.forge_repo_for(repo)
     target = next((f for f in world.forge_repos.values() if f.full_name == to), None)
     if target is not None and target is not fr:

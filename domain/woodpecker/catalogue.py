@@ -36,10 +36,24 @@ _EVENTS = (
 )
 
 _BRANCH_RULES: Mapping[str, Any] = {"minLength": 1, "maxLength": 250, "pattern": r"^[^\s\\~^:?*\[\]]+$"}
+# owner/name, or group/subgroup/name on GitLab; no segment may be "." or ".." (guard.md §3).
 _FULL_NAME_RULES: Mapping[str, Any] = {
     "minLength": 3,
     "maxLength": 200,
-    "pattern": "^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$",
+    "pattern": r"^(?!\.\.?/)(?!.*/\.\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)+$",
+}
+# git's ref rules (git check-ref-format) for a branch that Woodpecker builds from.
+_GIT_BRANCH_RULES: Mapping[str, Any] = {
+    "minLength": 1,
+    "maxLength": 250,
+    "pattern": r"^(?!-)(?!.*\.\.)(?!.*@\{)(?!.*//)(?!.*/$)(?!.*\.lock$)(?!.*\.$)[^\x00-\x20\x7f\\~^:?*\[\]#%]+$",
+}
+# Variables Woodpecker sets itself: a trigger's variables are applied after them and reach every
+# step, the clone included, so overriding one (CI_COMMIT_SHA) would build another commit unheld.
+_VARIABLE_NAME_RULES: Mapping[str, Any] = {
+    "minLength": 1,
+    "maxLength": 200,
+    "pattern": r"^(?!(CI_|DRONE_|WOODPECKER_|PLUGIN_|LD_|DYLD_|GIT_)|(PATH|HOME|SHELL)$)[A-Za-z_][A-Za-z0-9_]*$",
 }
 _URL_RULES: Mapping[str, Any] = {"maxLength": 500, "format": "uri", "pattern": "^https?://"}
 _TIMEZONE_PATTERN = r"^[A-Za-z0-9_+\-/]+$"
@@ -492,7 +506,11 @@ WOODPECKER_TOOLS = Catalogue(
                     True,
                     "The forge's own id for the repository: the forge_remote_id field of "
                     "list_repositories(include_inactive=true).",
-                    constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9._-]+$"},
+                    constraints={
+                        "minLength": 1,
+                        "maxLength": 200,
+                        "pattern": r"^(?!\.\.?$)[A-Za-z0-9._{}-]+$",
+                    },
                 ),
             ),
             endpoints=(Endpoint("POST", "/api/repos", query={"forge_remote_id": "forge_remote_id"}),),
@@ -923,8 +941,8 @@ WOODPECKER_TOOLS = Catalogue(
                     "branch",
                     "string",
                     True,
-                    "The branch to build, at its current head.",
-                    constraints=_BRANCH_RULES,
+                    "The branch to build, at its current head; a valid git branch name.",
+                    constraints=_GIT_BRANCH_RULES,
                 ),
                 Param(
                     "message",
@@ -938,10 +956,12 @@ WOODPECKER_TOOLS = Catalogue(
                     "variables",
                     "object",
                     False,
-                    "Variables for this run only; keys and values are strings, nothing nested.",
+                    "Variables for this run only, never one of Woodpecker's own (CI_*, PATH, LD_*, …). "
+                    "Keys and values are strings, nothing nested; refused names: CI_*, DRONE_*, "
+                    "WOODPECKER_*, PLUGIN_*, LD_*, DYLD_*, GIT_*, PATH, HOME, SHELL.",
                     constraints={
                         "additionalProperties": {"type": "string", "maxLength": 10000},
-                        "propertyNames": {"minLength": 1, "maxLength": 200},
+                        "propertyNames": _VARIABLE_NAME_RULES,
                         "maxProperties": 100,
                     },
                 ),
@@ -987,8 +1007,13 @@ WOODPECKER_TOOLS = Catalogue(
                     "deploy_to",
                     "string",
                     False,
-                    "The environment to deploy to.",
-                    constraints={"minLength": 1, "maxLength": 250, "only_when": "event == 'deployment'"},
+                    "The environment to deploy to: a plain name (letters, digits, . _ / -).",
+                    constraints={
+                        "minLength": 1,
+                        "maxLength": 250,
+                        "pattern": "^[A-Za-z0-9._/-]+$",
+                        "only_when": "event == 'deployment'",
+                    },
                 ),
             ),
             endpoints=(

@@ -318,3 +318,12 @@ def test_a_rotated_token_replaces_the_old_ones(sandbox: Sandbox) -> None:
     sandbox.reset()
     with user(sandbox) as http:
         assert http.get("/api/user").status_code == 200
+
+
+def test_a_move_into_a_gitlab_subgroup_is_followed(sandbox: Sandbox) -> None:
+    # Woodpecker cuts `to` at its first slash (model.ParseRepo), so the rest becomes the name.
+    with admin(sandbox) as http:
+        assert http.post("/api/repos/1/move", params={"to": "acme/platform/web"}).status_code == 204
+        moved = json_of(http.get("/api/repos/1"))
+        found = json_of(http.get("/api/repos/lookup/acme/platform/web"))
+    assert (moved["full_name"], found["id"]) == ("acme/platform/web", 1)

@@ -33,7 +33,8 @@ ZOO: list[tuple[str, str, dict[str, str], Any, int, bytes | str]] = [
     # Move without `to`, or with a malformed one: 500 with an empty body.
     ("POST", "/api/repos/1/move", {}, None, 500, b""),
     ("POST", "/api/repos/1/move", {"to": "no-slash"}, None, 500, b""),
-    ("POST", "/api/repos/1/move", {"to": "a/b/c"}, None, 500, b""),
+    ("POST", "/api/repos/1/move", {"to": "/b"}, None, 500, b""),
+    ("POST", "/api/repos/1/move", {"to": "a/"}, None, 500, b""),
     # Trigger on a branch the forge does not have: 500 empty; bad variables 400 empty.
     ("POST", "/api/repos/1/pipelines", {}, {"branch": "no-such-branch"}, 500, b""),
     ("POST", "/api/repos/1/pipelines", {}, {"branch": "main", "variables": {"A": {"nested": 1}}}, 400, b""),
