@@ -193,8 +193,8 @@ def _announce(settings: Settings, http: HttpSettings | None = None) -> None:
         _say(warning)
     if not settings.elicitation:
         _say(ELICITATION_OFF_LINE)
-    # Per-client HTTP needs no token of the server's own: each client brings one.
-    needs_token = http is None or http.auth != "per-client"
+    # Per-client and oauth HTTP need no token of the server's own: each person brings one.
+    needs_token = http is None or http.auth == "shared"
     missing = [
         name
         for name, value in (("WOODPECKER_URL", settings.woodpecker_url), ("WOODPECKER_TOKEN", settings.token))
@@ -245,7 +245,7 @@ def _serve(transport: str, host: str | None, port: int | None) -> int:
             "--port / WOODPECKER_MCP_PORT or --host / WOODPECKER_MCP_HOST"
         )
         return 1
-    container = build_container(settings, per_client=http.auth == "per-client")
+    container = build_container(settings, per_client=http.auth != "shared")
     return anyio.run(_serve_http, container, http, sock)
 
 

@@ -8,7 +8,7 @@ Credential) in the ASGI scope.
 """
 
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -22,6 +22,7 @@ from adapters.http_auth import (
     derive_principal_key,
 )
 from adapters.http_health import HealthEndpoints, Probe
+from adapters.oauth_resource import IssuerKeys, JwtTokenVerifier, OAuthResourceGate, resource_metadata
 from entrypoints.settings import HttpSettings, is_loopback_host
 from ports.woodpecker import ApiCall, Credential, NotConfigured, Unauthorized, WoodpeckerGateway
 
@@ -84,6 +85,27 @@ def woodpecker_verifier(gateway: WoodpeckerGateway) -> Verifier:
     return verify
 
 
+def oauth_gate(
+    http: HttpSettings,
+    app: ASGIApp,
+    *,
+    principal_key: bytes,
+    credential_for: Callable[[str], Awaitable[Credential | None]] | None = None,
+) -> OAuthResourceGate:
+    """OAuth mode's gate: the configured issuers, audience and scope (docs/oauth.md)."""
+    assert http.resource_url is not None
+    scopes = [http.oauth_scope]
+    verifier = JwtTokenVerifier(
+        [IssuerKeys(issuer) for issuer in http.oauth_issuers],
+        resource=http.resource_url,
+        required_scopes=scopes,
+    )
+    metadata = resource_metadata(http.resource_url, http.oauth_issuers, scopes, name="Woodpecker CI")
+    return OAuthResourceGate(
+        app, verifier=verifier, metadata=metadata, principal_key=principal_key, credential_for=credential_for
+    )
+
+
 def build_team_app(
     http: HttpSettings,
     mcp_app: ASGIApp,
@@ -91,13 +113,15 @@ def build_team_app(
     principal_key: bytes,
     probes: Mapping[str, Probe],
     verify: Verifier | None = None,
+    credential_for: Callable[[str], Awaitable[Credential | None]] | None = None,
     body_timeout_seconds: float = 30.0,
     warn: Callable[[str], None] | None = None,
 ) -> ASGIApp:
     """Compose the gates around the MCP Streamable HTTP app (which serves `/mcp`).
 
     `probes` feed `/readyz` (e.g. {"woodpecker": woodpecker_probe(gateway)}); `verify` checks
-    per-client bearers (woodpecker_verifier(gateway)); `warn`, when given, receives the
+    per-client bearers (woodpecker_verifier(gateway)); `credential_for` finds a signed-in
+    person's linked Woodpecker token (oauth mode); `warn`, when given, receives the
     beyond-loopback warning.
     """
     if warn is not None and (message := bind_warning(http.host)) is not None:
@@ -105,13 +129,16 @@ def build_team_app(
     app: ASGIApp = BodyLimitMiddleware(
         mcp_app, max_bytes=http.max_body_bytes, timeout_seconds=body_timeout_seconds
     )
-    app = BearerAuthMiddleware(
-        app,
-        mode=http.auth,
-        shared_secret=http.bearer if http.auth == "shared" else None,
-        principal_key=principal_key,
-        verify=verify if http.auth == "per-client" else None,
-    )
+    if http.auth == "oauth":
+        app = oauth_gate(http, app, principal_key=principal_key, credential_for=credential_for)
+    else:
+        app = BearerAuthMiddleware(
+            app,
+            mode=http.auth,
+            shared_secret=http.bearer if http.auth == "shared" else None,
+            principal_key=principal_key,
+            verify=verify if http.auth == "per-client" else None,
+        )
     app = OriginHostMiddleware(
         app, allowed_hosts=allowed_hosts_for(http), allowed_origins=http.allowed_origins
     )

@@ -39,7 +39,8 @@ DEFAULT_MAX_BODY_BYTES = 1_048_576
 MIN_SEAL_KEY_BYTES = 32
 MIN_BEARER_CHARS = 32
 
-AuthMode = Literal["shared", "per-client"]
+AuthMode = Literal["shared", "per-client", "oauth"]
+DEFAULT_OAUTH_SCOPE = "woodpecker"
 
 # Every variable this program reads, with its default and meaning: the single source for
 # `--help`, for the unknown-variable warning and for the docs test.
@@ -64,15 +65,28 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
     ),
     ("WOODPECKER_MCP_HOST", DEFAULT_HTTP_HOST, "HTTP: address to bind (--host wins)"),
     ("WOODPECKER_MCP_PORT", str(DEFAULT_HTTP_PORT), "HTTP: port to bind, 0 for any free one (--port wins)"),
-    ("WOODPECKER_MCP_AUTH", "shared", "HTTP: `shared` (clients present the bearer) or `per-client`"),
+    ("WOODPECKER_MCP_AUTH", "shared", "HTTP: `shared` (clients present the bearer), `per-client` or `oauth`"),
     ("WOODPECKER_MCP_BEARER", "none", "HTTP shared mode: the secret clients send as Bearer (>= 32 chars)"),
     ("WOODPECKER_MCP_ALLOWED_HOSTS", "loopback", "HTTP: comma list of accepted Host headers"),
     ("WOODPECKER_MCP_ALLOWED_ORIGINS", "none", "HTTP: comma list of accepted Origin headers"),
     ("WOODPECKER_MCP_MAX_BODY_BYTES", str(DEFAULT_MAX_BODY_BYTES), "HTTP: largest request body accepted"),
+    ("WOODPECKER_MCP_RESOURCE_URL", "none", "HTTP oauth: this server's canonical URI, the tokens' audience"),
+    (
+        "WOODPECKER_MCP_OAUTH_ISSUERS",
+        "none",
+        "HTTP oauth: comma list of trusted authorization server issuers",
+    ),
+    (
+        "WOODPECKER_MCP_OAUTH_SCOPE",
+        DEFAULT_OAUTH_SCOPE,
+        "HTTP oauth: the scope every access token must carry",
+    ),
 )
 KNOWN_VARIABLES = frozenset(name for name, _, _ in VARIABLES)
 
 _URL_FIX = "set it to the server root, e.g. https://ci.example.com"
+# RFC 6749 §3.3 scope-token.
+_SCOPE = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]+")
 _HOST_CHARS = re.compile(r"^[A-Za-z0-9._~-]+$")
 
 
@@ -172,6 +186,14 @@ class HttpSettings(BaseModel):
     max_body_bytes: int = Field(
         default=DEFAULT_MAX_BODY_BYTES, validation_alias="WOODPECKER_MCP_MAX_BODY_BYTES"
     )
+    # OAuth mode (docs/oauth.md); validated even when unset, because that mode requires them.
+    resource_url: str | None = Field(
+        default=None, validation_alias="WOODPECKER_MCP_RESOURCE_URL", validate_default=True
+    )
+    oauth_issuers: tuple[str, ...] = Field(
+        default=(), validation_alias="WOODPECKER_MCP_OAUTH_ISSUERS", validate_default=True
+    )
+    oauth_scope: str = Field(default=DEFAULT_OAUTH_SCOPE, validation_alias="WOODPECKER_MCP_OAUTH_SCOPE")
     warnings: tuple[str, ...] = ()
 
     @field_validator("host", mode="before")
@@ -196,9 +218,47 @@ class HttpSettings(BaseModel):
     @classmethod
     def _auth(cls, raw: object) -> object:
         value = str(raw).lower()
-        if value not in ("shared", "per-client"):
-            raise ValueError("WOODPECKER_MCP_AUTH must be `shared` or `per-client`")
+        if value not in ("shared", "per-client", "oauth"):
+            raise ValueError("WOODPECKER_MCP_AUTH must be `shared`, `per-client` or `oauth`")
         return value
+
+    @field_validator("resource_url", mode="before")
+    @classmethod
+    def _resource_url(cls, raw: object, info: ValidationInfo) -> object:
+        name = "WOODPECKER_MCP_RESOURCE_URL"
+        if raw is None:
+            if info.data.get("auth") == "oauth":
+                raise ValueError(
+                    f"{name} is not set; with WOODPECKER_MCP_AUTH=oauth set it to the address clients use, "
+                    "e.g. https://mcp.example.org/mcp"
+                )
+            return None
+        return _parse_oauth_url(name, str(raw), "e.g. https://mcp.example.org/mcp")
+
+    @field_validator("oauth_issuers", mode="before")
+    @classmethod
+    def _oauth_issuers(cls, raw: object, info: ValidationInfo) -> object:
+        name = "WOODPECKER_MCP_OAUTH_ISSUERS"
+        entries = _comma_list(raw) if isinstance(raw, str) else tuple(raw) if isinstance(raw, tuple) else ()
+        if not entries and info.data.get("auth") == "oauth":
+            raise ValueError(
+                f"{name} is not set; with WOODPECKER_MCP_AUTH=oauth list the issuer URLs of the authorization "
+                "servers you trust, e.g. https://sso.example.org/realms/team"
+            )
+        return tuple(
+            _parse_oauth_url(f"{name} entry {n}", str(e), "e.g. https://sso.example.org/realms/team")
+            for n, e in enumerate(entries, start=1)
+        )
+
+    @field_validator("oauth_scope", mode="before")
+    @classmethod
+    def _oauth_scope(cls, raw: object) -> object:
+        if not isinstance(raw, str) or not _SCOPE.fullmatch(raw):
+            raise ValueError(
+                "WOODPECKER_MCP_OAUTH_SCOPE must be one OAuth scope name (printable ASCII, no spaces, quotes "
+                "or backslashes), e.g. woodpecker"
+            )
+        return raw
 
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod
@@ -364,6 +424,22 @@ def _parse_token_store(raw: str | None) -> str:
     return raw
 
 
+def _parse_oauth_url(name: str, raw: str, example: str) -> str:
+    """An https URL (http only to a loopback host), without user, query or fragment; returned as given."""
+    try:
+        parts = urlsplit(raw)
+        _ = parts.port
+    except ValueError:
+        raise ValueError(f"{name} does not parse as a URL; {example}") from None
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    if scheme != "https" and not (scheme == "http" and is_loopback_host(host)):
+        raise ValueError(f"{name} must be an https:// URL (http:// only on loopback); {example}")
+    if not host or "@" in parts.netloc or parts.query or parts.fragment or any(c.isspace() for c in raw):
+        raise ValueError(f"{name} must be a plain URL without user, query or fragment; {example}")
+    return raw  # as given: an issuer is compared exactly with the tokens' `iss` and its metadata
+
+
 def _comma_list(raw: str) -> tuple[str, ...]:
     return tuple(e.strip() for e in raw.split(",") if e.strip())
 
@@ -494,16 +570,17 @@ def read_http_settings(
     if port is not None:
         data["WOODPECKER_MCP_PORT"] = port
     warnings: list[str] = []
-    if str(data.get("WOODPECKER_MCP_AUTH", "")).lower() == "per-client":
+    mode = str(data.get("WOODPECKER_MCP_AUTH", "")).lower()
+    if mode in ("per-client", "oauth"):
         if data.pop("WOODPECKER_MCP_BEARER", None) is not None:
-            warnings.append(_line("WOODPECKER_MCP_BEARER is ignored with WOODPECKER_MCP_AUTH=per-client"))
+            warnings.append(_line(f"WOODPECKER_MCP_BEARER is ignored with WOODPECKER_MCP_AUTH={mode}"))
         if server_token is not None:
-            warnings.append(
-                _line(
-                    "WOODPECKER_TOKEN is ignored with WOODPECKER_MCP_AUTH=per-client; each client's bearer "
-                    "is its own Woodpecker token"
-                )
+            whose = (
+                "each client's bearer is its own Woodpecker token"
+                if mode == "per-client"
+                else "each person links their own Woodpecker token"
             )
+            warnings.append(_line(f"WOODPECKER_TOKEN is ignored with WOODPECKER_MCP_AUTH={mode}; {whose}"))
     try:
         http = HttpSettings.model_validate(data, context={"server_token": server_token})
     except ValidationError as e:
