@@ -493,11 +493,23 @@ WOODPECKER_TOOLS = Catalogue(
         _write(
             "activate_repository",
             group="repositories",
+            guard=GuardRule(
+                when="reactivates",
+                condition=(
+                    "Asks when Woodpecker already holds a record of this repository (inactive): "
+                    "reactivation keeps its stored trust settings, approval mode and secrets, and makes "
+                    "the caller its owner."
+                ),
+                targets=("forge_remote_id",),
+                body_bound=False,
+                needs_current_state=True,
+            ),
             annotations=_WRITE_IDEMPOTENT,
             description=(
                 "Turns Woodpecker on for a forge repository that is not active yet: it is stored, its "
                 "webhook installed, and pushes start pipelines from then on. Takes the forge's own id "
-                "(forge_remote_id); a Woodpecker repo_id or owner/name does not work here."
+                "(forge_remote_id); a Woodpecker repo_id or owner/name does not work here. Asks a person "
+                "first when Woodpecker already holds a record of it (its stored settings come back)."
             ),
             params=(
                 Param(
@@ -512,10 +524,15 @@ WOODPECKER_TOOLS = Catalogue(
                         "pattern": r"^(?!\.\.?$)[A-Za-z0-9._{}-]+$",
                     },
                 ),
+                _CONFIRM_TOKEN,
             ),
             endpoints=(Endpoint("POST", "/api/repos", query={"forge_remote_id": "forge_remote_id"}),),
             notes=(
                 "No request body; answers 200 with the repository (never 201).",
+                (
+                    "The guard reads GET /api/user/repos?all=true first: an entry with this forge_remote_id "
+                    "and an id is a record Woodpecker already holds; an unlisted one asks too."
+                ),
                 (
                     "400 'No forge_remote_id provided' for an empty value or '0'; 409 when already active; "
                     "403 when the account is not admin of the forge repository or its owner is not "
@@ -530,10 +547,11 @@ WOODPECKER_TOOLS = Catalogue(
             guard=GuardRule(
                 when="widens_repository",
                 condition=(
-                    "Asks when any trusted_* flag is passed as true, when require_approval is lower than "
+                    "Asks when any trusted_* flag is passed as true; when require_approval is lower than "
                     "the stored value in the order none < forks < pull_requests < all_events (an "
-                    "unrecognised stored value counts as strictest), or when visibility becomes public "
-                    "from something else."
+                    "unrecognised stored value counts as strictest); when visibility rises in the order "
+                    "private < internal < public; when allow_deploy turns true from false; or when "
+                    "allow_pr turns true from false while require_approval (after the call) is none."
                 ),
                 targets=("repo_id",),
                 body_bound=True,
@@ -542,8 +560,8 @@ WOODPECKER_TOOLS = Catalogue(
             description=(
                 "Changes a repository's Woodpecker settings, sending only the fields passed. Asks a person "
                 "first when the change widens exposure: a trusted_* flag set to true, require_approval "
-                "lowered, or visibility made public. Tightening, withdrawing trust and every other field "
-                "apply at once."
+                "lowered, visibility raised (towards public), allow_deploy turned on, or allow_pr turned on "
+                "with require_approval none. Narrowing applies at once."
             ),
             params=(
                 _REPO_ID,
@@ -568,15 +586,22 @@ WOODPECKER_TOOLS = Catalogue(
                     "enum",
                     False,
                     "Who sees builds and logs: public (everyone), internal (any signed-in user) or private "
-                    "(users with access in the forge). Making it public asks a person.",
+                    "(users with access in the forge). Raising it (private < internal < public) asks a person.",
                     choices=("public", "private", "internal"),
                 ),
-                Param("allow_pr", "boolean", False, "Whether pull-request events start pipelines."),
+                Param(
+                    "allow_pr",
+                    "boolean",
+                    False,
+                    "Whether pull-request events start pipelines; turning it on while require_approval is "
+                    "none asks a person.",
+                ),
                 Param(
                     "allow_deploy",
                     "boolean",
                     False,
-                    "Whether deployment events are accepted; re-running a pipeline as a deployment needs it.",
+                    "Whether deployment events are accepted; re-running a pipeline as a deployment needs it. "
+                    "Turning it on asks a person.",
                 ),
                 Param(
                     "require_approval",
@@ -619,7 +644,10 @@ WOODPECKER_TOOLS = Catalogue(
                 Endpoint(
                     "GET",
                     "/api/repos/{repo_id}",
-                    when="require_approval or visibility is passed (current values, for the comparison)",
+                    when=(
+                        "require_approval or visibility is passed, or allow_deploy or allow_pr is true "
+                        "(current values, for the comparison)"
+                    ),
                 ),
                 Endpoint(
                     "PATCH",
@@ -984,13 +1012,26 @@ WOODPECKER_TOOLS = Catalogue(
         _write(
             "restart_pipeline",
             group="pipelines",
+            guard=GuardRule(
+                when="bypasses_approval",
+                condition=(
+                    "Asks when event is deployment; when the source pipeline is declined; or when the "
+                    "source pipeline would need approval under the repository's current settings "
+                    "(Woodpecker's needsApproval rule) and no approval is on record (reviewed_by empty). "
+                    "Other restarts never ask."
+                ),
+                targets=("repo_id", "number"),
+                body_bound=True,
+                needs_current_state=True,
+            ),
             annotations=_WRITE_STARTS_BUILD,
             essential=True,
             untrusted_output=True,
             description=(
-                "Runs a pipeline again from its original commit and config, as a new pipeline with its own "
-                "number; the old one stays. Not idempotent: every call, a repeat or retry included, starts "
-                "another run. event=deployment with deploy_to makes the re-run a deployment."
+                "Runs a pipeline again from its original commit and config as a new pipeline; the old one "
+                "stays. Not idempotent: every call, a repeat or retry included, starts another run. Asks a "
+                "person first for event=deployment, a declined pipeline, or one that needs an approval it "
+                "never had."
             ),
             params=(
                 _REPO_ID,
@@ -1015,6 +1056,7 @@ WOODPECKER_TOOLS = Catalogue(
                         "only_when": "event == 'deployment'",
                     },
                 ),
+                _CONFIRM_TOKEN,
             ),
             endpoints=(
                 Endpoint(
@@ -1226,13 +1268,20 @@ WOODPECKER_TOOLS = Catalogue(
         _write(
             "create_secret",
             group="secrets",
+            guard=GuardRule(
+                when="pull_request_events",
+                condition="Asks when events includes pull_request, pull_request_closed or pull_request_metadata.",
+                targets=("scope", "repo_id", "org_id", "name"),
+                body_bound=True,
+                needs_current_state=False,
+            ),
             annotations=_WRITE_ADDS,
             admin="instance_scope",
             admin_when="scope=global",
             description=(
                 "Stores a new secret at one level. The value is never returned, so keep a copy elsewhere. "
-                "events has no default and needs at least one entry; pull-request pipelines see the secret "
-                "only when pull_request is among them. The global level needs an instance admin."
+                "events has no default and needs at least one entry. Asks a person first when events has a "
+                "pull-request event (forks' code would see it). The global level needs an instance admin."
             ),
             params=(
                 *_AT_SCOPE,
@@ -1266,6 +1315,7 @@ WOODPECKER_TOOLS = Catalogue(
                     "A comment kept with the secret, shown in the UI.",
                     constraints={"maxLength": 500},
                 ),
+                _CONFIRM_TOKEN,
             ),
             endpoints=_at_each_level("POST", "/secrets", body=("name", "value", "events", "images", "note")),
             notes=(
@@ -1840,8 +1890,11 @@ WOODPECKER_TOOLS = Catalogue(
             annotations=_WRITE_IDEMPOTENT,
             admin="always",
             guard=GuardRule(
-                when="grants_admin",
-                condition="Asks when admin is passed as true.",
+                when="always",
+                condition=(
+                    "Every call asks: a new account lets its holder sign in even where registration is "
+                    "closed; the question says whether it grants admin."
+                ),
                 targets=("login",),
                 body_bound=True,
                 needs_current_state=False,
@@ -1849,8 +1902,8 @@ WOODPECKER_TOOLS = Catalogue(
             description=(
                 "Creates a Woodpecker account for a forge user who has not signed in yet; the forge is not "
                 "touched. Spell the login exactly as the forge does, or the real sign-in makes a second "
-                "account and this one stays unused. Instance admin only. Asks a person first only when "
-                "admin=true (a new instance admin)."
+                "account and this one stays unused. Instance admin only. Always asks a person first (a new "
+                "account can sign in even where registration is closed)."
             ),
             params=(
                 _LOGIN,
@@ -2036,6 +2089,13 @@ WOODPECKER_TOOLS = Catalogue(
         _write(
             "create_agent",
             group="agents",
+            guard=GuardRule(
+                when="always",
+                condition="Every call asks, whatever the arguments.",
+                targets=("name", "org_id"),
+                body_bound=True,
+                needs_current_state=False,
+            ),
             annotations=_WRITE_ADDS,
             admin="instance_scope",
             admin_when="org_id omitted",
@@ -2043,7 +2103,7 @@ WOODPECKER_TOOLS = Catalogue(
                 "Creates an agent and returns its token, once only. Whoever holds the token can attach a "
                 "machine that receives pipelines and their secrets: put it in the agent's configuration, "
                 "nowhere else. With org_id the agent serves only that organization's pipelines "
-                "(organization admin); without, instance admin. Every call adds an agent."
+                "(organization admin); without, instance admin. Always asks a person first."
             ),
             params=(
                 _AGENT_NAME,
@@ -2056,6 +2116,7 @@ WOODPECKER_TOOLS = Catalogue(
                     constraints={"default": False},
                 ),
                 _CUSTOM_LABELS,
+                _CONFIRM_TOKEN,
             ),
             endpoints=(
                 Endpoint("POST", "/api/agents", when="org_id is omitted", body=("name", "no_schedule")),
@@ -2176,12 +2237,19 @@ WOODPECKER_TOOLS = Catalogue(
         _write(
             "create_forge",
             group="forges",
+            guard=GuardRule(
+                when="always",
+                condition="Every call asks, whatever the arguments.",
+                targets=("type", "url"),
+                body_bound=True,
+                needs_current_state=False,
+            ),
             annotations=_WRITE_ADDS,
             admin="always",
             description=(
                 "Adds a forge for sign-in and repositories. Instance admin only. It needs an OAuth app on "
-                "that forge whose redirect points back at this Woodpecker. Every call adds another forge. "
-                "The OAuth client secret is never returned."
+                "that forge whose redirect points back at this Woodpecker. Always asks a person first: its "
+                "logins can match the admin list. The OAuth client secret is never returned."
             ),
             params=(
                 _FORGE_TYPE,
@@ -2203,6 +2271,7 @@ WOODPECKER_TOOLS = Catalogue(
                     "Skip certificate checks towards the forge; a last resort for private CAs.",
                     constraints={"default": False},
                 ),
+                _CONFIRM_TOKEN,
             ),
             endpoints=(
                 Endpoint(

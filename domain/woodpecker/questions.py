@@ -1,22 +1,24 @@
-"""The question for each of Woodpecker's 23 guarded tools: numeric ids and fixed facts only.
+"""The question for each of Woodpecker's 28 guarded tools: numeric ids and fixed facts only.
 
 Nothing read from Woodpecker reaches a question (no branch, title, message, log line, or a
 name somebody else typed): a question only sees the caller's arguments and our own reason
-ids. A value the caller chose appears only on a labelled, flattened, shortened line.
+ids. A value the caller chose appears only on a labelled, flattened, shortened line: a
+body-bound question lists every field the call sets, each on its own line, with its new value
+when that is a boolean, a number, an enum, a URL or a plain name, and only named when it is a
+secret or free text.
 """
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.guard.fingerprint import CONFIRM_TOKEN_ARG
+from domain.guard.fingerprint import body_of
 from domain.guard.policy import Decision
 from domain.guard.question import Question, build, labelled
-from domain.tools import ToolSpec
+from domain.tools import Param, ToolSpec
 from domain.woodpecker import rules as r
-from domain.woodpecker.requests import CHANGES
 
-_Builder = Callable[[Mapping[str, Any], frozenset[str]], Question]
+_Builder = Callable[[ToolSpec, Mapping[str, Any], frozenset[str]], Question]
 _Lines = Callable[[Mapping[str, Any]], list[str]]
 
 _UNDESCRIBED = "This server cannot describe the change more exactly, so it asks before acting."
@@ -50,12 +52,18 @@ def _agent_owner(args: Mapping[str, Any]) -> str:
     return f" of organization {_id(args, 'org_id')}" if args.get("org_id") is not None else ""
 
 
+def _agent_scope(args: Mapping[str, Any]) -> str:
+    owner = _agent_owner(args)
+    return f" for organization {_id(args, 'org_id')}" if owner else " for the whole instance"
+
+
 # Placeholders of a question's first sentence that are phrases; every other {name} is the id `name`.
 # Either way only digits and fixed words are printed.
 _PHRASES: Mapping[str, Callable[[Mapping[str, Any]], str]] = {
     "secret": lambda args: _owned(args, "secret"),
     "registry": lambda args: _owned(args, "registry"),
     "agent_owner": _agent_owner,
+    "agent_scope": _agent_scope,
 }
 
 
@@ -71,33 +79,48 @@ class _Ids(dict[str, str]):
         return phrase(self.args) if phrase else _id(self.args, key)
 
 
-def _sets(args: Mapping[str, Any], names: tuple[str, ...]) -> list[str]:
-    """A sentence naming which of our parameter names the call sets (names only, never values)."""
-    present = [n for n in names if n in args]
-    return [f"The call sets: {', '.join(present)}."] if present else []
+# Strings shown with their value although they have no format: names restricted to a plain form.
+_PLAIN_NAMES = frozenset({"deploy_to"})
+NOT_SHOWN = "(set, not shown here)"
+
+
+def _value_text(param: Param | None, value: Any) -> str:
+    """A field's new value as a question may show it: booleans, numbers, enums, URLs and plain names
+    as they are; a secret, a password or free text only as "set"; a list of free text by its size."""
+    if param is not None and param.sensitive:
+        return NOT_SHOWN
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list | tuple):
+        if not value:
+            return "(empty)"
+        items = param.constraints.get("items", {}) if param is not None else {}
+        if "enum" in items and all(isinstance(v, str) and v in items["enum"] for v in value):
+            return ", ".join(value)
+        return f"{len(value)} entr{'y' if len(value) == 1 else 'ies'} (not shown here)"
+    if isinstance(value, str) and param is not None:
+        if value == "":
+            return "(empty)"
+        if value in param.choices or param.constraints.get("format") == "uri" or param.name in _PLAIN_NAMES:
+            return value
+    return NOT_SHOWN
+
+
+def _field_lines(tool: ToolSpec, args: Mapping[str, Any]) -> list[str]:
+    """One labelled line per field the call sets (every argument but the targets), in catalogue order."""
+    params = {p.name: p for p in tool.params}
+    body = body_of(tool, args)
+    return [
+        labelled(f"New {name}", _value_text(params.get(name), body[name]))
+        for name in (p.name for p in tool.params)
+        if name in body
+    ]
 
 
 def _unknown(reasons: frozenset[str], known: frozenset[str]) -> list[str]:
     return [_UNDESCRIBED] if reasons - known - {"always"} else []
-
-
-def _has(name: str) -> Callable[[Mapping[str, Any]], bool]:
-    return lambda args: name in args
-
-
-def _show(label: str, name: str) -> _Lines:
-    """The argument `name` on a line of its own, labelled."""
-    return lambda args: [labelled(label, args.get(name))]
-
-
-def _show_list(label: str, name: str) -> _Lines:
-    """A list argument as one labelled line, its items joined; nothing when it is not a list."""
-
-    def lines(args: Mapping[str, Any]) -> list[str]:
-        items = args.get(name)
-        return [labelled(label, ", ".join(str(i) for i in items))] if isinstance(items, list | tuple) else []
-
-    return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +151,9 @@ class _Ask:
 
     `what` holds ids and phrases only (see _PHRASES); `lines` are (label, argument) pairs shown
     on lines of their own. A question that describes reasons (`describes`, or the reasons of its
-    `when` clauses) says so when the decision gives one it does not describe. `sets` names the
-    parameters whose presence (never value) the question mentions: for an update, what it can change.
+    `when` clauses) says so when the decision gives one it does not describe. `fields`: list every
+    field the call sets on its own line (body-bound tools), see _field_lines. `what_when` replaces
+    `what` when its test holds (create_user says whether it grants admin).
     """
 
     what: str
@@ -137,10 +161,13 @@ class _Ask:
     lines: tuple[tuple[str, str], ...] = ()
     when: tuple[_When, ...] = ()
     describes: frozenset[str] = frozenset()
-    sets: tuple[str, ...] = ()
+    fields: bool = False
+    what_when: tuple[Callable[[Mapping[str, Any]], bool], str] | None = None
 
-    def __call__(self, args: Mapping[str, Any], reasons: frozenset[str]) -> Question:
+    def __call__(self, tool: ToolSpec, args: Mapping[str, Any], reasons: frozenset[str]) -> Question:
         lines = [labelled(label, args.get(name)) for label, name in self.lines]
+        if self.fields:
+            lines += _field_lines(tool, args)
         cost = list(self.cost)
         for clause in self.when:
             if clause.holds(args, reasons):
@@ -151,8 +178,10 @@ class _Ask:
         known = self.describes | {c.reason for c in self.when if c.reason}
         if known:
             cost += _unknown(reasons, known)
-        cost += _sets(args, self.sets)
-        return build(self.what.format_map(_Ids(args)), cost, lines)
+        what = self.what
+        if self.what_when is not None and self.what_when[0](args):
+            what = self.what_when[1]
+        return build(what.format_map(_Ids(args)), cost, lines)
 
 
 _SECRET_NAME = ("Secret name", "name")
@@ -180,15 +209,28 @@ QUESTIONS: Mapping[str, _Builder] = {
                 r.LOWERS_REQUIRE_APPROVAL,
                 "Fewer of its pipelines wait for approval, so code from forks or pull requests "
                 "may run with its secrets without anyone looking first.",
-                _show("New require_approval", "require_approval"),
             ),
             _because(
                 r.SETS_PUBLIC,
                 "It becomes public: its pipelines and their logs are visible to anyone who can reach Woodpecker.",
-                _show("New visibility", "visibility"),
+            ),
+            _because(
+                r.SETS_INTERNAL,
+                "It becomes internal: its pipelines, logs and config are visible to every signed-in "
+                "user of Woodpecker.",
+            ),
+            _because(
+                r.ALLOWS_DEPLOY,
+                "It accepts deployment events: any of its pipelines, a fork's included, can be re-run as a "
+                "deployment with its deployment secrets.",
+            ),
+            _because(
+                r.ALLOWS_PR_UNAPPROVED,
+                "Pull requests start its pipelines and none waits for approval: code from forks runs with "
+                "its secrets without anyone looking first.",
             ),
         ),
-        sets=CHANGES["update_repository"],
+        fields=True,
     ),
     "repair_repository": _Ask(
         "This will repair every repository of this Woodpecker instance: each webhook is recreated "
@@ -197,6 +239,24 @@ QUESTIONS: Mapping[str, _Builder] = {
             "It is instance-wide and runs one forge round-trip per repository, with an instance admin's rights.",
         ),
         describes=frozenset({r.SCOPE_INSTANCE}),
+    ),
+    "activate_repository": _Ask(
+        "This will activate a forge repository in Woodpecker, install its webhook and make the calling "
+        "account its owner.",
+        lines=(("Forge repository id", "forge_remote_id"),),
+        when=(
+            _because(
+                r.REACTIVATES,
+                "Woodpecker already holds a record of it: its stored trusted flags, approval mode and "
+                "secrets come back as they were, and its pipelines run under the calling account's forge token.",
+            ),
+            _because(
+                r.UNKNOWN_RECORD,
+                "The forge does not list it for the calling account, so this server cannot tell whether "
+                "Woodpecker already holds a record of it; if it does, its stored trusted flags, approval "
+                "mode and secrets come back as they were.",
+            ),
+        ),
     ),
     "move_repository": _Ask(
         "This will tell Woodpecker that repository {repo_id} now has a new owner/name.",
@@ -223,6 +283,30 @@ QUESTIONS: Mapping[str, _Builder] = {
         ),
     ),
     # ------------------------------------------------------------------ pipelines
+    "restart_pipeline": _Ask(
+        "This will run pipeline {number} of repository {repo_id} again, as a new pipeline.",
+        (
+            "The new pipeline runs the original commit and config with this repository's secrets, and "
+            "starts at once: Woodpecker does not hold a re-run for approval.",
+        ),
+        when=(
+            _because(
+                r.RESTARTS_AS_DEPLOYMENT,
+                "It runs as a deployment, with the deployment secrets, whatever the original pipeline "
+                "was (a fork's pull request included).",
+            ),
+            _because(
+                r.RESTARTS_DECLINED,
+                "The original pipeline was declined: its code was refused, and this runs it anyway.",
+            ),
+            _because(
+                r.RESTARTS_UNAPPROVED,
+                "Under the repository's current settings the original pipeline needs an approval and none "
+                "is on record: this goes around approve_pipeline.",
+            ),
+        ),
+        fields=True,
+    ),
     "approve_pipeline": _Ask(
         "This will approve pipeline {number} of repository {repo_id}.",
         (
@@ -258,14 +342,24 @@ QUESTIONS: Mapping[str, _Builder] = {
             _because(
                 r.ADDS_PULL_REQUEST_EVENT,
                 "It makes the secret available to pull-request pipelines, whose code can come from a fork.",
-                _show_list("Events after the change", "events"),
             ),
             _because(
                 r.EMPTIES_IMAGES,
                 "It removes the image restriction, so any image of a matching pipeline can read the secret.",
             ),
         ),
-        sets=CHANGES["update_secret"],
+        fields=True,
+    ),
+    "create_secret": _Ask(
+        "This will create {secret}.",
+        lines=(_SECRET_NAME,),
+        when=(
+            _because(
+                r.ADDS_PULL_REQUEST_EVENT,
+                "It makes the secret available to pull-request pipelines, whose code can come from a fork.",
+            ),
+        ),
+        fields=True,
     ),
     "delete_secret": _Ask(
         "This will delete {secret}.",
@@ -282,7 +376,7 @@ QUESTIONS: Mapping[str, _Builder] = {
                 "login from their next run, and the old password cannot be read back.",
             ),
         ),
-        sets=CHANGES["update_registry"],
+        fields=True,
     ),
     "delete_registry": _Ask(
         "This will delete the login stored for {registry}.",
@@ -306,17 +400,25 @@ QUESTIONS: Mapping[str, _Builder] = {
     ),
     # ------------------------------------------------------------------ users, agents, forges, server
     "create_user": _Ask(
-        "This will create a Woodpecker account that is an instance admin.",
-        (_ADMIN_COST,),
+        "This will create a Woodpecker account that is not an admin.",
+        (
+            "The account can sign in at once, even where registration is closed, and gets what its "
+            "forge account can reach.",
+        ),
         (_LOGIN,),
-        describes=frozenset({r.GRANTS_ADMIN}),
+        when=(_given(lambda args: args.get("admin") is not False, _ADMIN_COST),),
+        fields=True,
+        what_when=(
+            lambda args: args.get("admin") is not False,
+            "This will create a Woodpecker account that is an instance admin.",
+        ),
     ),
     "update_user": _Ask(
         "This will make an account of forge {forge_id} an instance admin.",
         (_ADMIN_COST,),
         (_LOGIN,),
         describes=frozenset({r.GRANTS_ADMIN}),
-        sets=CHANGES["update_user"],
+        fields=True,
     ),
     "delete_user": _Ask(
         "This will delete an account of forge {forge_id} from Woodpecker.",
@@ -325,6 +427,15 @@ QUESTIONS: Mapping[str, _Builder] = {
             "stop being triggered; chown_repository can hand them over first.",
         ),
         (_LOGIN,),
+    ),
+    "create_agent": _Ask(
+        "This will register a new agent{agent_scope}.",
+        (
+            "An agent takes workflows, with their secrets, from every repository it serves. Its token "
+            "comes back in the answer, so it ends up in this conversation.",
+        ),
+        (("Agent name", "name"),),
+        fields=True,
     ),
     "delete_agent": _Ask(
         "This will delete agent {agent_id}{agent_owner}.",
@@ -337,7 +448,6 @@ QUESTIONS: Mapping[str, _Builder] = {
             "Woodpecker off from the forge's repositories.",
         ),
         when=(
-            *(_given(_has(name), lines=_show(f"New {name}", name)) for name in ("type", "url", "oauth_host")),
             _given(
                 lambda args: args.get("oauth_client_secret") is not None,
                 "It sets a new OAuth client secret (not shown here).",
@@ -347,7 +457,22 @@ QUESTIONS: Mapping[str, _Builder] = {
                 "skip_verify turns off TLS certificate checks towards the forge.",
             ),
         ),
-        sets=CHANGES["update_forge"],
+        fields=True,
+    ),
+    "create_forge": _Ask(
+        "This will add a forge to Woodpecker, through which accounts can sign in.",
+        (
+            "Woodpecker's admin list (WOODPECKER_ADMIN) matches logins on every forge: whoever can pick a "
+            "listed login on this forge signs in as an instance admin.",
+        ),
+        (("New type", "type"), ("New url", "url")),
+        when=(
+            _given(
+                lambda args: args.get("skip_verify") is True,
+                "skip_verify turns off TLS certificate checks towards the forge.",
+            ),
+        ),
+        fields=True,
     ),
     "delete_forge": _Ask(
         "This will delete forge {forge_id} from Woodpecker.",
@@ -365,8 +490,8 @@ QUESTIONS: Mapping[str, _Builder] = {
     "set_log_level": _Ask(
         "This will set the Woodpecker server's log level so that it records almost nothing.",
         ("Failures and misuse go unrecorded until the level is raised again.",),
-        (("New level", "level"),),
         describes=frozenset({r.SILENCES_SERVER}),
+        fields=True,
     ),
 }
 
@@ -376,6 +501,5 @@ def question_for(tool: ToolSpec, args: Mapping[str, Any], decision: Decision) ->
     builder = QUESTIONS.get(tool.name)
     if builder is None:
         # A guarded tool without its own text still asks; its name is ours, never Woodpecker's.
-        shown = [n for n in (p.name for p in tool.params) if n in args and n != CONFIRM_TOKEN_ARG]
-        return build(f"This will run {tool.name}.", [_UNDESCRIBED, *_sets(args, tuple(shown))]).message
-    return builder(args, decision.reasons).message
+        return build(f"This will run {tool.name}.", [_UNDESCRIBED], _field_lines(tool, args)).message
+    return builder(tool, args, decision.reasons).message

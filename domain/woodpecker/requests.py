@@ -189,12 +189,26 @@ def _scoped(kind: str, args: Mapping[str, Any], key: str) -> str:
     return f"{base}/{segment(args[key])}"
 
 
-def current_for_guard(tool: ToolSpec, args: Mapping[str, Any]) -> Request | None:
-    """The read a conditional guard compares against, or None when no comparing field is present."""
-    if tool.name == "update_repository" and ("require_approval" in args or "visibility" in args):
+def current_for_guard(tool: ToolSpec, args: Mapping[str, Any]) -> Request | Mapping[str, Request] | None:
+    """The read a conditional guard compares against, or None when no comparing field is present.
+
+    A mapping names several reads; the guard then gets one object with each answer under its key.
+    """
+    if tool.name == "update_repository" and (
+        "require_approval" in args
+        or "visibility" in args
+        or args.get("allow_deploy") is True
+        or args.get("allow_pr") is True
+    ):
         return Request("GET", f"/api/repos/{segment(args['repo_id'])}")
     if tool.name == "update_secret" and ("events" in args or "images" in args):
         return Request("GET", _scoped("secrets", args, "name"))
+    if tool.name == "restart_pipeline" and args.get("event") != "deployment":
+        # The source pipeline (status, event, author, fork, review) and the repository's approval settings.
+        return {"pipeline": pipeline(args), "repo": Request("GET", f"/api/repos/{segment(args['repo_id'])}")}
+    if tool.name == "activate_repository":
+        # The forge's repositories for the caller, merged with Woodpecker's records (not paged).
+        return {"repos": Request("GET", "/api/user/repos", {"all": "true"})}
     return None
 
 

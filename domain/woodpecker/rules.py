@@ -1,4 +1,4 @@
-"""Woodpecker's widening rules: the seven conditional tools ask only in the direction that widens reach."""
+"""Woodpecker's widening rules: the nine conditional tools ask only in the direction that widens reach."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,14 +14,24 @@ GRANTS_TRUSTED_VOLUMES = "grants_trusted_volumes"
 GRANTS_TRUSTED_SECURITY = "grants_trusted_security"
 LOWERS_REQUIRE_APPROVAL = "lowers_require_approval"
 SETS_PUBLIC = "sets_public"
+SETS_INTERNAL = "sets_internal"
+ALLOWS_DEPLOY = "allows_deploy"
+ALLOWS_PR_UNAPPROVED = "allows_pr_unapproved"
 NEW_VALUE = "new_value"
 ADDS_PULL_REQUEST_EVENT = "adds_pull_request_event"
 EMPTIES_IMAGES = "empties_images"
 NEW_PASSWORD = "new_password"  # noqa: S105 - a reason id, not a secret
 SILENCES_SERVER = "silences_server"
+RESTARTS_AS_DEPLOYMENT = "restarts_as_deployment"
+RESTARTS_DECLINED = "restarts_declined"
+RESTARTS_UNAPPROVED = "restarts_unapproved"
+REACTIVATES = "reactivates"
+UNKNOWN_RECORD = "unknown_record"
 
 # Strictest last. A stored value not in this list counts as the strictest (fail closed).
 REQUIRE_APPROVAL_ORDER = ("none", "forks", "pull_requests", "all_events")
+# Repository visibility, narrowest first.
+VISIBILITY_ORDER = ("private", "internal", "public")
 TRUSTED_FLAGS = {
     "trusted_network": GRANTS_TRUSTED_NETWORK,
     "trusted_volumes": GRANTS_TRUSTED_VOLUMES,
@@ -41,6 +51,12 @@ def _approval_rank(value: object) -> int:
     if isinstance(value, str) and value in REQUIRE_APPROVAL_ORDER:
         return REQUIRE_APPROVAL_ORDER.index(value)
     return len(REQUIRE_APPROVAL_ORDER) - 1
+
+
+def _visibility_rank(value: object, unknown: int) -> int:
+    if isinstance(value, str) and value in VISIBILITY_ORDER:
+        return VISIBILITY_ORDER.index(value)
+    return unknown
 
 
 def _str_items(value: object) -> frozenset[str] | None:
@@ -74,11 +90,17 @@ class GrantsAdmin:
 
 @dataclass(frozen=True, slots=True)
 class WidensRepository:
-    """update_repository: a trust grant, a lower require_approval, or visibility becoming public."""
+    """update_repository: a trust grant, a lower require_approval, a wider visibility, deployments
+    turned on, or pull requests turned on while nothing waits for approval."""
 
     def needs_current(self, args: Mapping[str, Any]) -> bool:
-        # A trust grant asks without a read; only these two compare against the stored repo.
-        return "require_approval" in args or "visibility" in args
+        # A trust grant asks without a read; the rest compare against the stored repository.
+        return (
+            "require_approval" in args
+            or "visibility" in args
+            or _passed_true(args, "allow_deploy")
+            or _passed_true(args, "allow_pr")
+        )
 
     def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
         found = {reason for flag, reason in TRUSTED_FLAGS.items() if _passed_true(args, flag)}
@@ -87,10 +109,25 @@ class WidensRepository:
             # An unread or unrecognised stored value is the strictest, so any known lower value asks.
             if _approval_rank(args["require_approval"]) < _approval_rank(stored.get("require_approval")):
                 found.add(LOWERS_REQUIRE_APPROVAL)
-        visibility = args.get("visibility")
-        becomes_public = isinstance(visibility, str) and visibility.strip().lower() == "public"
-        if becomes_public and stored.get("visibility") != "public":
-            found.add(SETS_PUBLIC)
+        if "visibility" in args:
+            # Unread or unrecognised: the stored value counts as private, a wanted one as public.
+            widest = len(VISIBILITY_ORDER) - 1
+            wanted = _visibility_rank(args["visibility"], widest)
+            if wanted > _visibility_rank(stored.get("visibility"), 0):
+                found.add(SETS_PUBLIC if wanted == widest else SETS_INTERNAL)
+        if _passed_true(args, "allow_deploy") and stored.get("allow_deploy") is not True:
+            found.add(ALLOWS_DEPLOY)
+        if _passed_true(args, "allow_pr") and stored.get("allow_pr") is not True:
+            # require_approval after the call: the value passed, else the stored one. Unread counts as
+            # none (fail closed); a stored value read but not recognised counts as the strictest.
+            if "require_approval" in args:
+                after: object = args["require_approval"]
+            elif current is None:
+                after = REQUIRE_APPROVAL_ORDER[0]
+            else:
+                after = stored.get("require_approval")
+            if _approval_rank(after) == 0:
+                found.add(ALLOWS_PR_UNAPPROVED)
         return frozenset(found)
 
 
@@ -147,6 +184,98 @@ class SilencesServer:
         return frozenset({SILENCES_SERVER})
 
 
+@dataclass(frozen=True, slots=True)
+class BypassesApproval:
+    """restart_pipeline: a re-run as a deployment, of a declined pipeline, or of one that would need an
+    approval it never had. Woodpecker restarts anything but a blocked pipeline and never re-checks approval.
+
+    `current` is {"pipeline": <the source pipeline>, "repo": <its repository>}.
+    """
+
+    def needs_current(self, args: Mapping[str, Any]) -> bool:
+        # A deployment asks whatever the pipeline was: nothing to read.
+        return args.get("event") != "deployment"
+
+    def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+        if "event" in args:
+            # deployment is the only override the schema lets through; anything else fails closed too.
+            return frozenset({RESTARTS_AS_DEPLOYMENT})
+        pipeline = current.get("pipeline") if current is not None else None
+        repo = current.get("repo") if current is not None else None
+        if not isinstance(pipeline, Mapping) or not isinstance(repo, Mapping):
+            return frozenset({RESTARTS_UNAPPROVED})  # unread or unreadable: assume the widening case
+        found: set[str] = set()
+        if pipeline.get("status") == "declined":
+            found.add(RESTARTS_DECLINED)
+        reviewed_by = pipeline.get("reviewed_by")
+        approved = isinstance(reviewed_by, str) and reviewed_by != ""
+        if needs_approval(repo, pipeline) and not approved:
+            found.add(RESTARTS_UNAPPROVED)
+        return frozenset(found)
+
+
+def needs_approval(repo: Mapping[str, Any], pipeline: Mapping[str, Any]) -> bool:
+    """Woodpecker 3.17's needsApproval (server/pipeline/gated.go) under the repository's current settings.
+
+    Fails closed: an unrecognised require_approval counts as all_events, an unreadable allow list as empty.
+    """
+    event = pipeline.get("event")
+    if event in ("cron", "manual"):
+        return False
+    allowed = _str_items(repo.get("approval_allowed_users")) or frozenset()
+    author = pipeline.get("author")
+    if isinstance(author, str) and author in allowed:
+        return False
+    mode = repo.get("require_approval")
+    is_pull_request = event in PULL_REQUEST_EVENTS
+    if mode == "none":
+        return False
+    if mode == "forks":
+        return is_pull_request and pipeline.get("from_fork") not in (None, False)
+    if mode == "pull_requests":
+        return is_pull_request
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Reactivates:
+    """activate_repository: asks when Woodpecker already holds a record of the repository.
+
+    `current` is {"repos": <GET /user/repos?all=true>}: the forge's repositories for the caller, each
+    merged with Woodpecker's record when there is one (a record has an id; a never-activated one has none).
+    """
+
+    def needs_current(self, args: Mapping[str, Any]) -> bool:
+        return True
+
+    def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+        listed = current.get("repos") if current is not None else None
+        if not isinstance(listed, list | tuple):
+            return frozenset({UNKNOWN_RECORD})
+        wanted = args.get("forge_remote_id")
+        matches = [r for r in listed if isinstance(r, Mapping) and r.get("forge_remote_id") == wanted]
+        if not matches:
+            # Not listed for this account: this server cannot tell whether Woodpecker knows it.
+            return frozenset({UNKNOWN_RECORD})
+        if any(r.get("id") not in (None, 0) for r in matches):
+            return frozenset({REACTIVATES})
+        return frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequestEvents:
+    """create_secret: asks when the new secret reaches pull-request pipelines."""
+
+    def needs_current(self, args: Mapping[str, Any]) -> bool:
+        return False
+
+    def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+        events = _str_items(args.get("events"))
+        if events is None or events & PULL_REQUEST_EVENTS:
+            return frozenset({ADDS_PULL_REQUEST_EVENT})
+        return frozenset()
+
+
 WOODPECKER_RULES: Mapping[str, WideningRule] = {
     "scope_instance": ScopeInstance(),
     "grants_admin": GrantsAdmin(),
@@ -154,4 +283,7 @@ WOODPECKER_RULES: Mapping[str, WideningRule] = {
     "new_value_or_widening": NewValueOrWidening(),
     "new_password": NewPassword(),
     "silences_server": SilencesServer(),
+    "bypasses_approval": BypassesApproval(),
+    "reactivates": Reactivates(),
+    "pull_request_events": PullRequestEvents(),
 }

@@ -130,10 +130,12 @@ class ToolRunner:
         setup = self.setup_for(cred)
         if setup is not None:
             raise NotConfigured(setup)
-        data = (await self._send(planned, cred)).data
-        if not isinstance(data, Mapping):
-            raise BadResponse("Woodpecker answered the current object in an unexpected shape.")
-        return data
+        if isinstance(planned, Request):
+            data = (await self._send(planned, cred)).data
+            if not isinstance(data, Mapping):
+                raise BadResponse("Woodpecker answered the current object in an unexpected shape.")
+            return data
+        return {key: (await self._send(read, cred)).data for key, read in planned.items()}
 
     async def run(self, tool: str, arguments: Mapping[str, Any], credential: Credential | None) -> ToolResult:
         """Execute the tool (no guard here: the caller has already decided). Woodpecker
@@ -236,12 +238,27 @@ class ToolRunner:
         created = await self._send(requests.plan(spec, args), cred)
         if not args.get("admin"):
             return self._shape(spec, args, created)
-        login = (
-            created.data.get("login", args["login"]) if isinstance(created.data, Mapping) else args["login"]
-        )
-        forge_id = created.data.get("forge_id", 1) if isinstance(created.data, Mapping) else 1
+        # The grant goes only to the account this create returned, and only after a 200: an existing
+        # login answers 500 (raised above) and must not be promoted by the second request.
+        account = created.data if isinstance(created.data, Mapping) else {}
+        login, forge_id, user_id = account.get("login"), account.get("forge_id"), account.get("id")
+        if (
+            created.status != 200
+            or login != args["login"]
+            or not isinstance(forge_id, int)
+            or isinstance(forge_id, bool)
+            or not isinstance(user_id, int)
+            or isinstance(user_id, bool)
+            or user_id < 1
+        ):
+            raise BadResponse(
+                f"Woodpecker's answer to creating {args['login']} did not name the new account, so it was "
+                "not made admin. Call get_user to check the account, then update_user with admin=true."
+            )
         try:
             current = (await self._send(requests.user(login, forge_id), cred)).data
+            if not isinstance(current, Mapping) or current.get("id") != user_id:
+                raise BadResponse("the account read back is not the one just created")
             patched = await self._send(requests.user_patch(login, requests.merge_user(current, args)), cred)
             if (
                 not isinstance(patched.data, Mapping)

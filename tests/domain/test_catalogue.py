@@ -7,14 +7,20 @@ import pytest
 
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "spec" / "catalogue.json"
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec"
+SHARED = SPEC / "catalogue.json"
+# guard.md §1b: the product's catalogue is catalogue.json with these entries replaced whole.
+BEYOND = SPEC / "catalogue-beyond.json"
 
 
 @pytest.fixture(scope="module")
 def shared() -> dict[str, dict]:
-    if not SHARED.exists():
+    if not SHARED.exists() or not BEYOND.exists():
         pytest.skip("the shared specification is not beside this checkout")
-    return {t["name"]: t for t in json.loads(SHARED.read_text())["tools"]}
+    tools = {t["name"]: t for t in json.loads(SHARED.read_text())["tools"]}
+    replaced = {t["name"]: t for t in json.loads(BEYOND.read_text())["tools"]}
+    assert set(replaced) <= set(tools)
+    return {name: replaced.get(name, tool) for name, tool in tools.items()}
 
 
 def test_counts_are_the_products_contract() -> None:
@@ -22,9 +28,20 @@ def test_counts_are_the_products_contract() -> None:
     assert len(tools) == 71
     assert sum(t.kind == "read" for t in tools) == 34
     assert sum(t.kind == "write" for t in tools) == 37
-    assert sum(t.guarded for t in tools) == 23
-    assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 16
+    assert sum(t.guarded for t in tools) == 28
+    assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 19
     assert sum(t.essential for t in tools) == 8
+
+
+def test_the_combined_shared_catalogue_has_the_same_counts(shared: dict[str, dict]) -> None:
+    guarded = [t for t in shared.values() if t["guard"]]
+    assert len(guarded) == 28
+    assert sum(t["guard"]["when"] == "always" for t in guarded) == 19
+
+
+def test_every_guarded_tool_takes_a_confirm_token_and_no_other_tool_does() -> None:
+    for tool in WOODPECKER_TOOLS:
+        assert ("confirm_token" in {p.name for p in tool.params}) == tool.guarded, tool.name
 
 
 def test_names_kinds_annotations_and_guards_match_the_shared_catalogue(shared: dict[str, dict]) -> None:
@@ -64,6 +81,28 @@ def test_parameters_match_the_shared_catalogue(shared: dict[str, dict]) -> None:
                 assert ours.type == theirs["type"], (tool.name, ours.name)
 
 
+# The forms guard.md §1b settles: reserved variable names, git's ref rules, plain names, subgroup
+# paths and Bitbucket's {uuid} ids, each exactly as the shared catalogue writes it.
+BEYOND_FORMS = (
+    ("lookup_repository", "full_name"),
+    ("move_repository", "to"),
+    ("activate_repository", "forge_remote_id"),
+    ("trigger_pipeline", "branch"),
+    ("trigger_pipeline", "variables"),
+    ("restart_pipeline", "deploy_to"),
+)
+
+
+@pytest.mark.parametrize(("tool", "name"), BEYOND_FORMS)
+def test_the_forms_of_guard_md_1b_match_the_shared_catalogue(
+    shared: dict[str, dict], tool: str, name: str
+) -> None:
+    ours = {p.name: p for p in WOODPECKER_TOOLS.get(tool).params}[name].constraints
+    theirs = {p["name"]: p for p in shared[tool]["params"]}[name]["constraints"]
+    for key in ("pattern", "only_when", "propertyNames"):
+        assert ours.get(key) == theirs.get(key), key
+
+
 # ------------------------------------------------------------------------------------ descriptions
 # The model chooses tools by their descriptions alone, so the facts it needs to choose safely are
 # pinned here: a rewording may change the words, not drop the fact.
@@ -74,10 +113,12 @@ STARTS_A_BUILD = ("trigger_pipeline", "restart_pipeline", "run_cron")
 # sentence that says it asks.
 ASKS_WHEN = {
     "repair_repository": ("scope=instance",),
-    "update_repository": ("trusted_*", "require_approval", "public"),
+    "update_repository": ("trusted_*", "require_approval", "visibility", "allow_deploy", "allow_pr"),
+    "restart_pipeline": ("event=deployment", "declined", "approval"),
+    "activate_repository": ("already holds a record",),
+    "create_secret": ("pull-request event",),
     "update_secret": ("new value", "pull-request event", "image list"),
     "update_registry": ("password",),
-    "create_user": ("admin=true",),
     "update_user": ("admin=true",),
     "set_log_level": ("fatal", "panic", "disabled"),
 }
@@ -108,7 +149,9 @@ def test_tools_that_start_a_build_say_that_a_repeat_starts_another_run(name: str
     tool = WOODPECKER_TOOLS.get(name)
     assert "Not idempotent: every call, a repeat" in tool.description, name
     assert "starts another run" in tool.description, name
-    assert tool.annotations.idempotent is False and tool.guard is None, name
+    assert tool.annotations.idempotent is False, name
+    # A restart asks only when it would go around an approval (guard.md §1b); the others never ask.
+    assert (tool.guard is None) == (name != "restart_pipeline"), name
 
 
 def test_move_repository_warns_that_a_retry_on_3_11_moves_twice() -> None:

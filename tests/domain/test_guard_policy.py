@@ -1,4 +1,4 @@
-"""The guard policy against an independent model of guard.md §1: ask only in the widening direction."""
+"""The guard policy against an independent model of guard.md §1 and §1b: ask only in the widening direction."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -32,10 +32,32 @@ ALWAYS_ASKS = frozenset(
         "update_forge",
         "pause_queue",
         "approve_pipeline",
+        # guard.md §1b
+        "create_user",
+        "create_agent",
+        "create_forge",
     }
 )
 STRICTNESS = {"none": 0, "forks": 1, "pull_requests": 2, "all_events": 3}
 PR_EVENTS = {"pull_request", "pull_request_closed", "pull_request_metadata"}
+OPENNESS = {"private": 0, "internal": 1, "public": 2}
+
+
+def model_needs_approval(repo: Mapping[str, Any], pipeline: Mapping[str, Any]) -> bool:
+    """Woodpecker 3.17's needsApproval as guard.md §1b states it; unknown modes are the strictest."""
+    if pipeline.get("event") in ("cron", "manual"):
+        return False
+    if pipeline.get("author") in (repo.get("approval_allowed_users") or []):
+        return False
+    pull = pipeline.get("event") in PR_EVENTS
+    mode = repo.get("require_approval")
+    if mode == "none":
+        return False
+    if mode == "forks":
+        return pull and bool(pipeline.get("from_fork"))
+    if mode == "pull_requests":
+        return pull
+    return True
 
 
 def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
@@ -44,8 +66,27 @@ def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | 
         return True
     if tool == "repair_repository":
         return args.get("scope") == "instance"
-    if tool in ("create_user", "update_user"):
+    if tool == "update_user":
         return args.get("admin") is True
+    if tool == "create_secret":
+        return bool(set(args["events"]) & PR_EVENTS)
+    if tool == "restart_pipeline":
+        if args.get("event") == "deployment":
+            return True
+        if current is None:
+            return True
+        pipeline, repo = current.get("pipeline"), current.get("repo")
+        if not isinstance(pipeline, dict) or not isinstance(repo, dict):
+            return True
+        if pipeline.get("status") == "declined":
+            return True
+        return model_needs_approval(repo, pipeline) and not pipeline.get("reviewed_by")
+    if tool == "activate_repository":
+        listed = None if current is None else current.get("repos")
+        if not isinstance(listed, list):
+            return True
+        mine = [r for r in listed if r.get("forge_remote_id") == args["forge_remote_id"]]
+        return not mine or any(r.get("id") for r in mine)
     if tool == "update_registry":
         return "password" in args
     if tool == "set_log_level":
@@ -58,8 +99,20 @@ def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | 
             stored_level = STRICTNESS.get(stored, 3) if isinstance(stored, str) else 3
             if STRICTNESS[args["require_approval"]] < stored_level:
                 return True
-        if args.get("visibility") == "public":
-            if current is None or current.get("visibility") != "public":
+        if "visibility" in args:
+            stored = OPENNESS.get((current or {}).get("visibility"), 0)
+            if OPENNESS[args["visibility"]] > stored:
+                return True
+        if args.get("allow_deploy") is True and (current or {}).get("allow_deploy") is not True:
+            return True
+        if args.get("allow_pr") is True and (current or {}).get("allow_pr") is not True:
+            if "require_approval" in args:
+                after = args["require_approval"]
+            elif current is None:
+                after = "none"
+            else:
+                after = current.get("require_approval")
+            if after == "none":
                 return True
         return False
     if tool == "update_secret":
@@ -81,6 +134,8 @@ REPO_CURRENT = st.none() | st.fixed_dictionaries(
     optional={
         "require_approval": st.sampled_from([*STRICTNESS, "", "ALL_EVENTS", "future_mode"]) | st.none(),
         "visibility": st.sampled_from(["public", "private", "internal", "", "Public"]) | st.none(),
+        "allow_deploy": st.booleans() | st.none(),
+        "allow_pr": st.booleans() | st.none(),
         "trusted": st.fixed_dictionaries(
             {"network": st.booleans(), "volumes": st.booleans(), "security": st.booleans()}
         ),
@@ -101,7 +156,41 @@ SECRET_CURRENT = st.none() | st.fixed_dictionaries(
 )
 
 
+PIPELINE = st.fixed_dictionaries(
+    {},
+    optional={
+        "status": st.sampled_from(
+            ["success", "failure", "killed", "canceled", "declined", "error", "pending"]
+        ),
+        "event": st.sampled_from(
+            ["push", "tag", "cron", "manual", "deployment", "release", *sorted(PR_EVENTS)]
+        ),
+        "author": st.sampled_from(["bob", "mallory", "", "renovate"]),
+        "from_fork": st.booleans(),
+        "reviewed_by": st.sampled_from(["", "ada"]),
+        "title": st.text(max_size=20),
+    },
+)
+APPROVAL_REPO = st.fixed_dictionaries(
+    {},
+    optional={
+        "require_approval": st.sampled_from([*STRICTNESS, "", "future_mode"]),
+        "approval_allowed_users": st.lists(st.sampled_from(["bob", "mallory", "renovate"]), unique=True),
+    },
+)
+RESTART_CURRENT = st.none() | st.fixed_dictionaries({"pipeline": PIPELINE, "repo": APPROVAL_REPO})
+LISTED = st.fixed_dictionaries(
+    {"forge_remote_id": st.sampled_from(["1005", "1007", "x", "{uuid}"])},
+    optional={"id": st.sampled_from([0, 5, 9]), "active": st.booleans(), "full_name": st.text(max_size=10)},
+)
+ACTIVATE_CURRENT = st.none() | st.fixed_dictionaries({"repos": st.lists(LISTED, max_size=4)})
+
+
 def current_for(tool: ToolSpec) -> st.SearchStrategy[Mapping[str, Any] | None]:
+    if tool.name == "restart_pipeline":
+        return RESTART_CURRENT
+    if tool.name == "activate_repository":
+        return ACTIVATE_CURRENT
     if tool.name == "update_repository":
         return REPO_CURRENT
     if tool.name == "update_secret":
@@ -142,8 +231,8 @@ def test_an_always_guarded_tool_asks_with_the_reason_always(
     assert decide(tool, args, None, WOODPECKER_RULES) == Decision(ask=True, reasons=frozenset({ALWAYS}))
 
 
-def test_the_seed_lists_twenty_three_guarded_tools_of_which_sixteen_always_ask() -> None:
-    assert len(GUARDED) == 23
+def test_twenty_eight_tools_are_guarded_of_which_nineteen_always_ask() -> None:
+    assert len(GUARDED) == 28
     assert {t.name for t in GUARDED if t.guard is not None and t.guard.always} == ALWAYS_ASKS
     assert {t.guard.when for t in GUARDED if t.guard is not None and not t.guard.always} == set(
         WOODPECKER_RULES
@@ -156,8 +245,18 @@ def test_the_stored_object_is_needed_only_when_a_comparing_field_is_present(
 ) -> None:
     tool, args, _ = call
     expected = (
-        tool.name == "update_repository" and bool({"require_approval", "visibility"} & set(args))
-    ) or (tool.name == "update_secret" and bool({"events", "images"} & set(args)))
+        (
+            tool.name == "update_repository"
+            and (
+                bool({"require_approval", "visibility"} & set(args))
+                or args.get("allow_deploy") is True
+                or args.get("allow_pr") is True
+            )
+        )
+        or (tool.name == "update_secret" and bool({"events", "images"} & set(args)))
+        or (tool.name == "restart_pipeline" and args.get("event") != "deployment")
+        or tool.name == "activate_repository"
+    )
     assert needs_current(tool, args, WOODPECKER_RULES) == expected
 
 
@@ -194,10 +293,100 @@ def test_require_approval_asks_only_when_it_goes_below_the_stored_value(
 
 @pytest.mark.parametrize("stored", ["public", "private", "internal", None])
 @pytest.mark.parametrize("wanted", ["public", "private", "internal"])
-def test_visibility_asks_only_when_it_becomes_public(wanted: str, stored: str | None) -> None:
+def test_visibility_asks_only_when_it_rises(wanted: str, stored: str | None) -> None:
     current = {} if stored is None else {"visibility": stored}
     decision = decide(UPDATE_REPOSITORY, {"repo_id": 4, "visibility": wanted}, current, WOODPECKER_RULES)
-    assert decision.ask == (wanted == "public" and stored != "public")
+    assert decision.ask == (OPENNESS[wanted] > OPENNESS.get(stored or "", 0))
+
+
+@pytest.mark.parametrize(
+    ("args", "stored", "asks"),
+    [
+        ({"allow_deploy": True}, {"allow_deploy": False}, True),
+        ({"allow_deploy": True}, {"allow_deploy": True}, False),
+        ({"allow_deploy": False}, {"allow_deploy": True}, False),
+        ({"allow_pr": True}, {"allow_pr": False, "require_approval": "none"}, True),
+        ({"allow_pr": True}, {"allow_pr": False, "require_approval": "forks"}, False),
+        (
+            {"allow_pr": True, "require_approval": "none"},
+            {"allow_pr": False, "require_approval": "none"},
+            True,
+        ),
+        (
+            {"allow_pr": True, "require_approval": "forks"},
+            {"allow_pr": False, "require_approval": "none"},
+            False,
+        ),
+        ({"allow_pr": True}, {"allow_pr": True, "require_approval": "none"}, False),
+        ({"allow_pr": False}, {"allow_pr": True, "require_approval": "none"}, False),
+    ],
+)
+def test_deployments_and_unapproved_pull_requests_ask_only_when_turned_on(
+    args: dict[str, Any], stored: dict[str, Any], asks: bool
+) -> None:
+    assert decide(UPDATE_REPOSITORY, {"repo_id": 4, **args}, stored, WOODPECKER_RULES).ask is asks
+
+
+RESTART = WOODPECKER_TOOLS.get("restart_pipeline")
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "repo", "reasons"),
+    [
+        (
+            {"status": "declined", "event": "pull_request", "from_fork": True, "reviewed_by": "ada"},
+            {},
+            {"restarts_declined"},
+        ),
+        (
+            {"status": "killed", "event": "pull_request", "from_fork": True, "reviewed_by": ""},
+            {"require_approval": "forks"},
+            {"restarts_unapproved"},
+        ),
+        (
+            {"status": "killed", "event": "pull_request", "from_fork": True, "reviewed_by": "ada"},
+            {"require_approval": "forks"},
+            set(),
+        ),
+        ({"status": "success", "event": "push", "reviewed_by": ""}, {"require_approval": "forks"}, set()),
+        (
+            {"status": "success", "event": "push", "reviewed_by": ""},
+            {"require_approval": "all_events"},
+            {"restarts_unapproved"},
+        ),
+        (
+            {"status": "success", "event": "cron", "reviewed_by": ""},
+            {"require_approval": "all_events"},
+            set(),
+        ),
+        (
+            {"status": "failure", "event": "pull_request", "author": "bob", "reviewed_by": ""},
+            {"require_approval": "pull_requests", "approval_allowed_users": ["bob"]},
+            set(),
+        ),
+        (
+            {"status": "failure", "event": "pull_request_metadata", "reviewed_by": ""},
+            {"require_approval": "pull_requests"},
+            {"restarts_unapproved"},
+        ),
+        (
+            {"status": "failure", "event": "push", "reviewed_by": ""},
+            {"require_approval": "something_newer"},
+            {"restarts_unapproved"},
+        ),
+    ],
+)
+def test_a_restart_asks_when_it_would_go_around_an_approval(
+    pipeline: dict[str, Any], repo: dict[str, Any], reasons: set[str]
+) -> None:
+    current = {"pipeline": pipeline, "repo": repo}
+    assert decide(RESTART, {"repo_id": 1, "number": 7}, current, WOODPECKER_RULES).reasons == reasons
+
+
+def test_a_restart_as_a_deployment_asks_without_reading() -> None:
+    args = {"repo_id": 1, "number": 1, "event": "deployment"}
+    assert not needs_current(RESTART, args, WOODPECKER_RULES)
+    assert decide(RESTART, args, None, WOODPECKER_RULES).reasons == {"restarts_as_deployment"}
 
 
 @pytest.mark.parametrize(

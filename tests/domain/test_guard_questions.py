@@ -40,6 +40,8 @@ LABELLED_FIELDS = {
     "oauth_host",
     "type",
     "events",
+    "forge_remote_id",
+    "deploy_to",
 }
 LABELS = (
     "New owner/name: ",
@@ -49,7 +51,10 @@ LABELS = (
     "New level: ",
     "New require_approval: ",
     "New visibility: ",
-    "Events after the change: ",
+    "New events: ",
+    "New deploy_to: ",
+    "Agent name: ",
+    "Forge repository id: ",
     "New type: ",
     "New url: ",
     "New oauth_host: ",
@@ -121,6 +126,14 @@ WOODPECKER_RULES_REASONS = {
     "new_password",
     "scope_instance",
     "silences_server",
+    "sets_internal",
+    "allows_deploy",
+    "allows_pr_unapproved",
+    "restarts_as_deployment",
+    "restarts_declined",
+    "restarts_unapproved",
+    "reactivates",
+    "unknown_record",
 }
 
 

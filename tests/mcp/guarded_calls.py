@@ -38,6 +38,23 @@ WIDENING: dict[str, dict[str, Any]] = {
     "delete_forge": {"forge_id": 1},
     "pause_queue": {},
     "set_log_level": {"level": "disabled"},
+    # guard.md §1b
+    "restart_pipeline": {"repo_id": 1, "number": 7},  # a declined pull request from a fork
+    "activate_repository": {"forge_remote_id": "1005"},  # acme/old-site: known to Woodpecker, inactive
+    "create_secret": {
+        "scope": "repository",
+        "repo_id": 1,
+        "name": "pr_token",
+        "value": "fresh",
+        "events": ["push", "pull_request"],
+    },
+    "create_agent": {"name": "runner-9"},
+    "create_forge": {
+        "type": "gitea",
+        "url": "https://gitea.example.org",
+        "client": "oauth-app",
+        "oauth_client_secret": "fresh",
+    },
 }
 
 # The harmless direction of each conditional tool: applies on the first call, no question.
@@ -51,7 +68,15 @@ HARMLESS: dict[str, dict[str, Any]] = {
         "address": "ghcr.io/acme",
         "username": "acme-ci",
     },
-    "create_user": {"login": "carol", "admin": False},
+    "restart_pipeline": {"repo_id": 1, "number": 1},  # a finished push pipeline
+    "activate_repository": {"forge_remote_id": "1007"},  # acme/legacy: never activated
+    "create_secret": {
+        "scope": "repository",
+        "repo_id": 1,
+        "name": "push_token",
+        "value": "x",
+        "events": ["push"],
+    },
     "update_user": {"login": "bob", "forge_id": 1, "email": "bob@new.example.org"},
     "set_log_level": {"level": "debug"},
 }

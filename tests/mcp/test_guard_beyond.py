@@ -39,3 +39,174 @@ async def test_a_trigger_with_ordinary_variables_runs(sandbox: Sandbox, mode: st
     assert [(w.method, w.path) for w in sandbox.state_changing_requests()] == [
         ("POST", "/api/repos/1/pipelines")
     ]
+
+
+def _writes(sandbox: Sandbox) -> list[tuple[str, str]]:
+    return [(w.method, w.path) for w in sandbox.state_changing_requests()]
+
+
+async def _restart_after(sandbox: Sandbox, mode: str, reply: str, before: str | None, args: dict) -> tuple:
+    """Run `before` (decline or cancel of the blocked fork pull request 11) unasked, then restart."""
+    person = Person(reply)  # type: ignore[arg-type]
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                if before is not None:
+                    done = await client.call_tool(before, {"repo_id": 1, "number": 11})
+                    assert not done.is_error, done.content
+                    assert person.questions == []
+                    sandbox.clear_requests()
+                result = await client.call_tool("restart_pipeline", args)
+    return person.questions, result, _writes(sandbox)
+
+
+AROUND_APPROVAL = {
+    "decline then restart": ("decline_pipeline", {"repo_id": 1, "number": 11}),
+    "cancel while blocked then restart": ("cancel_pipeline", {"repo_id": 1, "number": 11}),
+    "restart as a deployment": (
+        None,
+        {"repo_id": 1, "number": 1, "event": "deployment", "deploy_to": "production"},
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("reply", ["decline", "accept"])
+@pytest.mark.parametrize("case", sorted(AROUND_APPROVAL))
+async def test_a_restart_that_goes_around_an_approval_asks_first(
+    sandbox: Sandbox, mode: str, reply: str, case: str
+) -> None:
+    before, args = AROUND_APPROVAL[case]
+    questions, result, writes = await _restart_after(sandbox, mode, reply, before, args)
+    assert len(questions) == 1, questions
+    assert f"pipeline {args['number']} of repository 1" in questions[0]
+    if reply == "decline":
+        assert writes == [] and "nothing was done" in str(getattr(result.content[0], "text", ""))
+    else:
+        assert not result.is_error, result.content
+        assert writes == [("POST", f"/api/repos/1/pipelines/{args['number']}")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_ordinary_restart_of_a_finished_push_pipeline_is_not_asked(
+    sandbox: Sandbox, mode: str
+) -> None:
+    questions, result, writes = await _restart_after(
+        sandbox, mode, "decline", None, {"repo_id": 1, "number": 1}
+    )
+    assert questions == [] and not result.is_error, result.content
+    assert writes == [("POST", "/api/repos/1/pipelines/1")]
+
+
+WIDER = {
+    "visibility internal": (4, {"visibility": "internal"}, {}),
+    "deployments on": (4, {"allow_deploy": True}, {}),
+    "pull requests on with require_approval none": (
+        4,
+        {"allow_pr": True},
+        {"allow_pr": False, "require_approval": "none"},
+    ),
+}
+NARROWER = {
+    "visibility private": (2, {"visibility": "private"}, {}),
+    "deployments off": (1, {"allow_deploy": False}, {}),
+    "pull requests off": (4, {"allow_pr": False}, {"require_approval": "none"}),
+}
+
+
+async def _update_repository(
+    sandbox: Sandbox, mode: str, reply: str, repo_id: int, args: dict, stored: dict
+) -> tuple:
+    for key, value in stored.items():
+        setattr(sandbox.world.repos[repo_id], key, value)
+    person = Person(reply)  # type: ignore[arg-type]
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                result = await client.call_tool("update_repository", {"repo_id": repo_id, **args})
+    return person.questions, result, _writes(sandbox)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("reply", ["decline", "accept"])
+@pytest.mark.parametrize("case", sorted(WIDER))
+async def test_the_new_widening_directions_of_update_repository_ask(
+    sandbox: Sandbox, mode: str, reply: str, case: str
+) -> None:
+    repo_id, args, stored = WIDER[case]
+    questions, result, writes = await _update_repository(sandbox, mode, reply, repo_id, args, stored)
+    assert len(questions) == 1
+    assert writes == ([] if reply == "decline" else [("PATCH", f"/api/repos/{repo_id}")]), result.content
+    if reply == "accept":
+        ((name, value),) = args.items()
+        assert getattr(sandbox.world.repos[repo_id], name) == value
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", sorted(NARROWER))
+async def test_the_reverse_directions_apply_unasked(sandbox: Sandbox, mode: str, case: str) -> None:
+    repo_id, args, stored = NARROWER[case]
+    questions, result, writes = await _update_repository(sandbox, mode, "decline", repo_id, args, stored)
+    assert questions == [] and not result.is_error, result.content
+    assert writes == [("PATCH", f"/api/repos/{repo_id}")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("forge_remote_id", "asks"), [("1007", False), ("1005", True)])
+async def test_activating_asks_only_for_a_repository_woodpecker_already_holds(
+    sandbox: Sandbox, mode: str, forge_remote_id: str, asks: bool
+) -> None:
+    person = Person("decline")
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                result = await client.call_tool("activate_repository", {"forge_remote_id": forge_remote_id})
+    assert len(person.questions) == asks
+    assert _writes(sandbox) == ([] if asks else [("POST", "/api/repos")]), result.content
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("tool", ["create_user", "create_agent", "create_forge"])
+async def test_each_new_always_guarded_tool_asks_and_a_no_writes_nothing(
+    sandbox: Sandbox, mode: str, tool: str
+) -> None:
+    args = {
+        "create_user": {"login": "carol"},
+        "create_agent": {"name": "runner-9", "org_id": 4},
+        "create_forge": {
+            "type": "gitea",
+            "url": "https://gitea.example.org",
+            "client": "app",
+            "oauth_client_secret": "s",
+        },
+    }[tool]
+    person = Person("decline")
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                result = await client.call_tool(tool, args)
+    assert len(person.questions) == 1 and _writes(sandbox) == []
+    assert "nothing was done" in str(getattr(result.content[0], "text", ""))
+
+
+async def test_an_admin_grant_never_reaches_an_existing_account(sandbox: Sandbox) -> None:
+    # Woodpecker answers 500 for a login that exists: that account must not be promoted.
+    bob = next(u for u in sandbox.world.users.values() if u.login == "bob")
+    assert not bob.admin
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode="legacy", elicitation_callback=Person("accept")) as client:
+                result = await client.call_tool("create_user", {"login": "bob", "admin": True})
+    assert result.is_error
+    assert _writes(sandbox) == [("POST", "/api/users")]
+    assert not next(u for u in sandbox.world.users.values() if u.login == "bob").admin
+
+
+async def test_an_admin_grant_goes_to_the_account_the_create_returned(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode="legacy", elicitation_callback=Person("accept")) as client:
+                result = await client.call_tool("create_user", {"login": "carol", "admin": True})
+    assert not result.is_error, result.content
+    assert _writes(sandbox) == [("POST", "/api/users"), ("PATCH", "/api/users/carol")]
+    assert next(u for u in sandbox.world.users.values() if u.login == "carol").admin

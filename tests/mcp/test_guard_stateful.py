@@ -43,7 +43,48 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("set_log_level", {"level": "panic"}),
     ("update_repository", {"repo_id": 2, "trusted_network": True}),
     ("update_repository", {"repo_id": 2, "trusted_network": True, "trusted_volumes": True}),
+    # guard.md §1b: the five tools beyond the seed's list, each asking whatever the earlier steps did.
+    ("restart_pipeline", {"repo_id": 1, "number": 7}),
+    ("restart_pipeline", {"repo_id": 1, "number": 7, "event": "deployment"}),
+    ("activate_repository", {"forge_remote_id": "1005"}),
+    ("activate_repository", {"forge_remote_id": "1003"}),
+    ("create_secret", {"scope": "global", "name": "K", "value": "v", "events": ["pull_request"]}),
+    ("create_secret", {"scope": "global", "name": "K", "value": "v", "events": ["pull_request_closed"]}),
+    ("create_user", {"login": "carol"}),
+    ("create_user", {"login": "carol", "email": "carol@example.org"}),
+    ("create_agent", {"name": "a1"}),
+    ("create_agent", {"name": "a1", "no_schedule": True}),
+    (
+        "create_forge",
+        {"type": "gitea", "url": "https://a.example.org", "client": "c", "oauth_client_secret": "s"},
+    ),
+    (
+        "create_forge",
+        {"type": "gitea", "url": "https://b.example.org", "client": "c", "oauth_client_secret": "s"},
+    ),
+    # The rest of the 28, in pairs whose targets never meet, so each call stays one request however
+    # the steps are ordered (a delete takes away nothing another call reads first).
+    ("repair_repository", {"scope": "instance"}),
+    ("move_repository", {"repo_id": 3, "to": "umbrella/infra2"}),
+    ("chown_repository", {"repo_id": 3}),
+    ("delete_repository", {"repo_id": 4}),
+    ("delete_step_logs", {"repo_id": 1, "number": 2, "step_id": 10203}),
+    ("delete_pipeline_logs", {"repo_id": 1, "number": 2}),
+    ("update_secret", {"scope": "repository", "repo_id": 1, "name": "docker_password", "value": "x"}),
+    ("delete_secret", {"scope": "repository", "repo_id": 1, "name": "deploy_token"}),
+    ("update_registry", {"scope": "repository", "repo_id": 1, "address": "ghcr.io/acme", "password": "p"}),
+    ("delete_registry", {"scope": "global", "address": "quay.io"}),
+    ("delete_cron", {"repo_id": 1, "cron_id": 1}),
+    ("delete_organization", {"org_id": 6}),
+    ("update_user", {"login": "bob", "forge_id": 1, "admin": True}),
+    ("delete_user", {"login": "eve", "forge_id": 1}),
+    ("delete_agent", {"agent_id": 1}),
+    ("pause_queue", {}),
+    ("update_forge", {"forge_id": 1, "url": "https://forge2.example.org"}),
+    ("delete_forge", {"forge_id": 9}),
 )
+# Every guarded tool is in the sequences.
+assert len({tool for tool, _ in CALLS}) == 28 and len(CALLS) % 2 == 0
 calls = st.integers(min_value=0, max_value=len(CALLS) - 1)
 replies = st.sampled_from(["accept", "false", "decline", "cancel"])
 # Which call a token or a state is presented with: its own, its sibling, or any call at all.

@@ -1,0 +1,155 @@
+"""guard.md §2 [beyond]: a body-bound question lists every field the call sets, with its new value where
+that is safe to show; and the questions of §1b's tools say what they open up."""
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.guard.fingerprint import body_of
+from domain.guard.policy import decide
+from domain.tools import ToolSpec
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.questions import question_for
+from domain.woodpecker.rules import WOODPECKER_RULES
+from tests.domain._guard_strategies import GUARDED, arguments_for
+
+BODY_BOUND = [t for t in GUARDED if t.guard is not None and t.guard.body_bound]
+SECRET = "s3cr3t-never-shown"
+
+
+def _question(tool: str, args: dict[str, Any], current: Any = None) -> str:
+    spec = WOODPECKER_TOOLS.get(tool)
+    return question_for(spec, args, decide(spec, args, current, WOODPECKER_RULES))
+
+
+@settings(max_examples=150)
+@given(st.sampled_from(BODY_BOUND).flatmap(lambda t: st.tuples(st.just(t), arguments_for(t))))
+def test_every_field_a_body_bound_call_sets_has_its_own_labelled_line(
+    call: tuple[ToolSpec, dict[str, Any]],
+) -> None:
+    tool, args = call
+    head = question_for(tool, args, decide(tool, args, None, WOODPECKER_RULES)).partition("\n\n")[0]
+    lines = head.split("\n")
+    for name in body_of(tool, args):
+        assert sum(line.startswith(f"New {name}: ") for line in lines) == 1, (tool.name, name, head)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "shown"),
+    [
+        (
+            "update_forge",
+            {"forge_id": 1, "url": "https://evil.example.org"},
+            "New url: https://evil.example.org",
+        ),
+        ("update_forge", {"forge_id": 1, "skip_verify": False}, "New skip_verify: false"),
+        ("update_forge", {"forge_id": 1, "client": "abc"}, "New client: (set, not shown here)"),
+        ("update_repository", {"repo_id": 2, "timeout": 90, "trusted_network": True}, "New timeout: 90"),
+        ("update_repository", {"repo_id": 2, "visibility": "internal"}, "New visibility: internal"),
+        ("update_repository", {"repo_id": 2, "allow_deploy": True}, "New allow_deploy: true"),
+        ("update_user", {"login": "bob", "forge_id": 1, "admin": True}, "New admin: true"),
+        ("create_user", {"login": "carol", "admin": False}, "New admin: false"),
+        ("set_log_level", {"level": "panic"}, "New level: panic"),
+        (
+            "restart_pipeline",
+            {"repo_id": 1, "number": 2, "event": "deployment", "deploy_to": "prod"},
+            "New deploy_to: prod",
+        ),
+        (
+            "create_forge",
+            {"type": "gitea", "url": "https://g.example.org", "skip_verify": True},
+            "New skip_verify: true",
+        ),
+        (
+            "create_secret",
+            {"scope": "global", "name": "K", "value": SECRET, "events": ["push", "pull_request"]},
+            "New events: push, pull_request",
+        ),
+        (
+            "update_secret",
+            {"scope": "global", "name": "K", "value": SECRET},
+            "New value: (set, not shown here)",
+        ),
+        (
+            "update_registry",
+            {"scope": "global", "address": "ghcr.io", "password": SECRET},
+            "New password: (set, not shown here)",
+        ),
+        (
+            "update_forge",
+            {"forge_id": 1, "oauth_client_secret": SECRET},
+            "New oauth_client_secret: (set, not shown here)",
+        ),
+    ],
+)
+def test_a_question_shows_the_new_value_of_each_field_and_names_a_secret_without_showing_it(
+    tool: str, args: dict[str, Any], shown: str
+) -> None:
+    message = _question(tool, args, {})
+    assert shown in message.split("\n")
+    assert SECRET not in message
+
+
+def test_creating_a_user_says_whether_it_grants_admin() -> None:
+    plain = _question("create_user", {"login": "carol", "admin": False})
+    admin = _question("create_user", {"login": "carol", "admin": True})
+    assert plain.startswith("This will create a Woodpecker account that is not an admin.")
+    assert admin.startswith("This will create a Woodpecker account that is an instance admin.")
+    assert "registration is closed" in plain and "registration is closed" in admin
+
+
+@pytest.mark.parametrize(
+    ("current", "args", "fact"),
+    [
+        (None, {"event": "deployment"}, "deployment secrets"),
+        ({"pipeline": {"status": "declined", "reviewed_by": "ada"}, "repo": {}}, {}, "declined"),
+        (
+            {
+                "pipeline": {
+                    "status": "killed",
+                    "event": "pull_request",
+                    "from_fork": True,
+                    "reviewed_by": "",
+                },
+                "repo": {"require_approval": "forks"},
+            },
+            {},
+            "approve_pipeline",
+        ),
+    ],
+)
+def test_a_restart_question_says_how_it_goes_around_approval(
+    current: Any, args: dict[str, Any], fact: str
+) -> None:
+    message = _question("restart_pipeline", {"repo_id": 1, "number": 7, **args}, current)
+    assert message.startswith("This will run pipeline 7 of repository 1 again")
+    assert fact in message
+
+
+def test_reactivating_says_the_stored_settings_come_back() -> None:
+    current = {"repos": [{"forge_remote_id": "1005", "id": 5, "full_name": "IGNORE PREVIOUS"}]}
+    message = _question("activate_repository", {"forge_remote_id": "1005"}, current)
+    assert "already holds a record" in message and "IGNORE" not in message
+    assert "Forge repository id: 1005" in message.split("\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "fact"),
+    [
+        ({"visibility": "internal"}, "every signed-in user"),
+        ({"allow_deploy": True}, "deployment"),
+        ({"allow_pr": True}, "none waits for approval"),
+    ],
+)
+def test_the_new_repository_widenings_say_what_they_open(args: dict[str, Any], fact: str) -> None:
+    stored = {"visibility": "private", "allow_deploy": False, "allow_pr": False, "require_approval": "none"}
+    assert fact in _question("update_repository", {"repo_id": 2, **args}, stored)
+
+
+def test_new_admin_reach_names_its_cost() -> None:
+    assert "WOODPECKER_ADMIN" in _question("create_forge", {"type": "gitea", "url": "https://g.example.org"})
+    agent = _question("create_agent", {"name": "runner", "org_id": 3})
+    assert agent.startswith("This will register a new agent for organization 3.") and "secrets" in agent
+    assert "whole instance" in _question("create_agent", {"name": "runner"})
