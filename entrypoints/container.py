@@ -62,7 +62,10 @@ def _sealer(keys: tuple[bytes, ...], randomness: Randomness) -> HmacSealer:
 async def _gateway(settings: Settings, credential: Credential | None) -> AsyncIterator[WoodpeckerGateway]:
     # `credential` is None in per-client mode, so not even the gateway holds a token to fall back on.
     gateway = HttpxWoodpeckerGateway(
-        settings.woodpecker_url, token=credential, insecure_tls=settings.insecure_tls
+        settings.woodpecker_url,
+        token=credential,
+        insecure_tls=settings.insecure_tls,
+        ca_file=settings.ca_file,
     )
     try:
         yield gateway

@@ -12,6 +12,7 @@ import base64
 import binascii
 import ipaddress
 import re
+import ssl
 from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -23,6 +24,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from domain.config import ConfigError, parse_elicitation, parse_flag
@@ -55,6 +57,7 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "false",
         "exactly `true`: accept a self-signed certificate (this client only)",
     ),
+    ("WOODPECKER_CA_FILE", "none", "PEM file of the private CA that signed Woodpecker's certificate"),
     ("ELICITATION", "true", "`false`: guarded tools use the two-call token instead of a dialog"),
     ("WOODPECKER_MCP_SEAL_KEYS", "random", "comma list of base64 keys (>= 32 bytes); first seals, all open"),
     ("WOODPECKER_MCP_AUDIT_FILE", "stderr", "append the audit trail (JSON lines) to this file"),
@@ -115,6 +118,7 @@ class Settings(BaseModel):
     tools: Catalogue = Field(default=WOODPECKER_TOOLS, repr=False)
     read_only: bool = Field(default=False, validation_alias="WOODPECKER_READ_ONLY")
     insecure_tls: bool = Field(default=False, validation_alias="WOODPECKER_INSECURE_TLS")
+    ca_file: str | None = Field(default=None, validation_alias="WOODPECKER_CA_FILE")
     elicitation: bool = Field(default=True, validation_alias="ELICITATION")
     seal_keys: tuple[bytes, ...] = Field(default=(), validation_alias="WOODPECKER_MCP_SEAL_KEYS", repr=False)
     audit_file: str | None = Field(default=None, validation_alias="WOODPECKER_MCP_AUDIT_FILE")
@@ -167,6 +171,24 @@ class Settings(BaseModel):
         if isinstance(raw, str):
             _check_appendable(raw)
         return raw
+
+    @field_validator("ca_file", mode="before")
+    @classmethod
+    def _ca_file(cls, raw: object) -> object:
+        if isinstance(raw, str):
+            if not raw.strip():
+                return None
+            _check_ca_file(raw)
+        return raw
+
+    @model_validator(mode="after")
+    def _one_way_to_trust(self) -> "Settings":
+        if self.ca_file is not None and self.insecure_tls:
+            raise ValueError(
+                "WOODPECKER_CA_FILE and WOODPECKER_INSECURE_TLS=true contradict each other: the CA file "
+                "keeps certificate checks on; unset WOODPECKER_INSECURE_TLS"
+            )
+        return self
 
 
 class HttpSettings(BaseModel):
@@ -527,6 +549,19 @@ def read_settings(
     warnings.extend(_line(_strip_program(w)) for w in selection.warnings)
     warnings.extend(_unknown_variables(environ))
     return settings.model_copy(update={"tools": selection.catalogue, "warnings": tuple(warnings)})
+
+
+def _check_ca_file(path: str) -> None:
+    # Found now rather than at the first call: a CA file that does not load would otherwise look
+    # like a certificate problem of the Woodpecker server.
+    try:
+        ssl.create_default_context(cafile=path)
+    except OSError as e:  # ssl.SSLError is an OSError too
+        reason = e.strerror or "not a PEM file with a CA certificate"
+        raise ValueError(
+            f"WOODPECKER_CA_FILE cannot be loaded ({reason}); point it at a PEM file holding the "
+            "certificate of the CA that signed the Woodpecker server's certificate"
+        ) from None
 
 
 def _check_appendable(path: str) -> None:

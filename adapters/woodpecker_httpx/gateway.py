@@ -99,7 +99,8 @@ class HttpxWoodpeckerGateway:
       it streams; step logs have their own, larger ceiling and are windowed on the fly.
     - Only GETs are retried (connection errors, 429, 502, 503, 504) with exponential
       backoff and jitter, honouring Retry-After up to `max_retry_after` seconds.
-    - `insecure_tls` turns off certificate checks for this client alone.
+    - `insecure_tls` turns off certificate checks for this client alone; `ca_file` (a PEM
+      bundle) adds a private CA to the trusted ones instead, checks staying on.
     """
 
     def __init__(
@@ -108,6 +109,7 @@ class HttpxWoodpeckerGateway:
         *,
         token: Credential | None = None,
         insecure_tls: bool = False,
+        ca_file: str | None = None,
         timeout: float = 30.0,
         max_response_bytes: int = 4 * MiB,
         max_log_bytes: int = 1 * GiB,
@@ -150,7 +152,7 @@ class HttpxWoodpeckerGateway:
         def new_client() -> httpx.AsyncClient:
             return httpx.AsyncClient(
                 # verify applies to this client only; nothing process-wide changes.
-                verify=False if insecure_tls else _verifying_context(trust_env),
+                verify=False if insecure_tls else _verifying_context(trust_env, ca_file),
                 timeout=httpx.Timeout(timeout, connect=self._connect_timeout),
                 follow_redirects=False,
                 transport=transport,
@@ -376,10 +378,14 @@ class HttpxWoodpeckerGateway:
 
 
 @functools.cache
-def _verifying_context(trust_env: bool) -> ssl.SSLContext:
+def _verifying_context(trust_env: bool, ca_file: str | None = None) -> ssl.SSLContext:
     """The certificate-checking TLS context, built once: loading the CA bundle costs milliseconds
-    per client, and a context is safe to share once made."""
-    return httpx.create_ssl_context(trust_env=trust_env)
+    per client, and a context is safe to share once made. A private CA is trusted on top of the
+    usual ones; hostname and chain checks stay exactly as they are."""
+    context = httpx.create_ssl_context(trust_env=trust_env)
+    if ca_file is not None:
+        context.load_verify_locations(cafile=ca_file)
+    return context
 
 
 def _parse_root(base_url: str) -> httpx.URL:
@@ -573,8 +579,9 @@ def _raise_transport(
     if isinstance(exc, httpx.ConnectError):
         if _is_tls_failure(exc):
             raise Unavailable(
-                "The TLS handshake with Woodpecker failed (is the certificate trusted?): install the "
-                "CA certificate, or for a self-signed certificate set WOODPECKER_INSECURE_TLS=true"
+                "The TLS handshake with Woodpecker failed (is the certificate trusted?): point "
+                "WOODPECKER_CA_FILE at the PEM of the CA that signed it, or for a self-signed "
+                "certificate set WOODPECKER_INSECURE_TLS=true"
             ) from None
         raise _Retry(
             Unavailable(

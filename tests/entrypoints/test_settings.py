@@ -4,6 +4,7 @@ import base64
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -349,3 +350,30 @@ def test_a_flag_is_on_only_for_the_exact_string_true(name: str, value: str) -> N
     with pytest.raises(StartupError) as caught:
         read_settings({name: value})
     assert name in str(caught.value)
+
+
+def test_a_ca_file_that_loads_is_kept_and_verification_stays_on(tmp_path: Path) -> None:
+    from tests.fixtures.gateway import private_ca
+
+    ca = private_ca(tmp_path)
+    settings = read_settings({"WOODPECKER_CA_FILE": str(ca.ca_file)})
+    assert settings.ca_file == str(ca.ca_file) and settings.insecure_tls is False
+
+
+@pytest.mark.parametrize("content", [None, b"", b"not a certificate\n"])
+def test_a_ca_file_that_does_not_load_stops_the_server_naming_the_variable(
+    tmp_path: Path, content: bytes | None
+) -> None:
+    path = tmp_path / "ca.pem"
+    if content is not None:
+        path.write_bytes(content)
+    text = refusal({"WOODPECKER_CA_FILE": str(path)})
+    assert "WOODPECKER_CA_FILE" in text and "PEM" in text
+
+
+def test_a_ca_file_and_insecure_tls_together_are_refused(tmp_path: Path) -> None:
+    from tests.fixtures.gateway import private_ca
+
+    ca = private_ca(tmp_path)
+    text = refusal({"WOODPECKER_CA_FILE": str(ca.ca_file), "WOODPECKER_INSECURE_TLS": "true"})
+    assert "WOODPECKER_CA_FILE" in text and "WOODPECKER_INSECURE_TLS" in text
