@@ -8,7 +8,14 @@ import anyio
 import pytest
 
 from ports.woodpecker import ApiCall, Unavailable
-from tests.fixtures.gateway import GatewayFactory, PrivateCa, ScriptedServer, json_response, private_ca
+from tests.fixtures.gateway import (
+    GatewayFactory,
+    PrivateCa,
+    ScriptedServer,
+    json_response,
+    private_ca,
+    serving_tls,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -23,21 +30,8 @@ def ca(tmp_path: Path) -> PrivateCa:
 @pytest.fixture
 async def ca_server(ca: PrivateCa) -> AsyncIterator[ScriptedServer]:
     """A real TLS listener on loopback whose certificate the private CA signed for 127.0.0.1."""
-    server = ScriptedServer(tls=ca.server)
-    await server.start()
-    try:
+    async with serving_tls(ca.server) as server:
         yield server
-    finally:
-        await server.close()
-
-
-async def test_a_server_signed_by_the_configured_private_ca_is_trusted(
-    ca: PrivateCa, ca_server: ScriptedServer, make_gateway: GatewayFactory
-) -> None:
-    gateway = make_gateway(ca_server.url, ca_file=str(ca.ca_file))
-    ca_server.then(json_response(200, {"login": "ada"}))
-    with anyio.fail_after(10):
-        assert (await gateway.send(GET, None)).data == {"login": "ada"}
 
 
 async def test_without_the_ca_file_the_same_server_is_refused_with_a_hint(
@@ -61,23 +55,19 @@ async def test_another_ca_does_not_vouch_for_the_server(
 async def test_the_host_name_is_still_checked(tmp_path: Path, make_gateway: GatewayFactory) -> None:
     # Signed by the trusted CA, but for another name: verification stays on, so it is refused.
     elsewhere = private_ca(tmp_path, names=("woodpecker.internal.example",), label="elsewhere")
-    server = ScriptedServer(tls=elsewhere.server)
-    await server.start()
-    try:
+    async with serving_tls(elsewhere.server) as server:
         with anyio.fail_after(10), pytest.raises(Unavailable):
             await make_gateway(server.url, ca_file=str(elsewhere.ca_file)).send(GET, None)
         assert server.requests == []
-    finally:
-        await server.close()
 
 
-async def test_trusting_a_private_ca_changes_nothing_process_wide(
+async def test_a_server_signed_by_the_private_ca_is_trusted_and_nothing_process_wide_changes(
     ca: PrivateCa, ca_server: ScriptedServer, make_gateway: GatewayFactory
 ) -> None:
     trusting = make_gateway(ca_server.url, ca_file=str(ca.ca_file))
     ca_server.then(json_response(200, {"login": "ada"}))
     with anyio.fail_after(10):
-        await trusting.send(GET, None)
+        assert (await trusting.send(GET, None)).data == {"login": "ada"}
     with anyio.fail_after(10), pytest.raises(Unavailable):
         await make_gateway(ca_server.url).send(GET, None)
     assert ssl._create_default_https_context is ssl.create_default_context

@@ -45,8 +45,11 @@ def _writes(sandbox: Sandbox) -> list[tuple[str, str]]:
     return [(w.method, w.path) for w in sandbox.state_changing_requests()]
 
 
-async def _restart_after(sandbox: Sandbox, mode: str, reply: str, before: str | None, args: dict) -> tuple:
-    """Run `before` (decline or cancel of the blocked fork pull request 11) unasked, then restart."""
+async def _ask_then_call(
+    sandbox: Sandbox, mode: str, reply: str, tool: str, args: dict, before: str | None = None
+) -> tuple:
+    """Call `tool` with a person who answers `reply`; optionally run `before` (decline or cancel of the
+    blocked fork pull request 11) unasked first. Returns the questions, the result and the writes of `tool`."""
     person = Person(reply)  # type: ignore[arg-type]
     async with harness_for(sandbox.url, sandbox.admin_token) as harness:
         with anyio.fail_after(30):
@@ -56,7 +59,7 @@ async def _restart_after(sandbox: Sandbox, mode: str, reply: str, before: str | 
                     assert not done.is_error, done.content
                     assert person.questions == []
                     sandbox.clear_requests()
-                result = await client.call_tool("restart_pipeline", args)
+                result = await client.call_tool(tool, args)
     return person.questions, result, _writes(sandbox)
 
 
@@ -77,7 +80,7 @@ async def test_a_restart_that_goes_around_an_approval_asks_first(
     sandbox: Sandbox, mode: str, reply: str, case: str
 ) -> None:
     before, args = AROUND_APPROVAL[case]
-    questions, result, writes = await _restart_after(sandbox, mode, reply, before, args)
+    questions, result, writes = await _ask_then_call(sandbox, mode, reply, "restart_pipeline", args, before)
     assert len(questions) == 1, questions
     assert f"pipeline {args['number']} of repository 1" in questions[0]
     if reply == "decline":
@@ -91,8 +94,8 @@ async def test_a_restart_that_goes_around_an_approval_asks_first(
 async def test_an_ordinary_restart_of_a_finished_push_pipeline_is_not_asked(
     sandbox: Sandbox, mode: str
 ) -> None:
-    questions, result, writes = await _restart_after(
-        sandbox, mode, "decline", None, {"repo_id": 1, "number": 1}
+    questions, result, writes = await _ask_then_call(
+        sandbox, mode, "decline", "restart_pipeline", {"repo_id": 1, "number": 1}
     )
     assert questions == [] and not result.is_error, result.content
     assert writes == [("POST", "/api/repos/1/pipelines/1")]
@@ -119,12 +122,7 @@ async def _update_repository(
 ) -> tuple:
     for key, value in stored.items():
         setattr(sandbox.world.repos[repo_id], key, value)
-    person = Person(reply)  # type: ignore[arg-type]
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
-        with anyio.fail_after(30):
-            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
-                result = await client.call_tool("update_repository", {"repo_id": repo_id, **args})
-    return person.questions, result, _writes(sandbox)
+    return await _ask_then_call(sandbox, mode, reply, "update_repository", {"repo_id": repo_id, **args})
 
 
 @pytest.mark.parametrize("mode", MODES)
