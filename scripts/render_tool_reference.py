@@ -23,6 +23,7 @@ if str(ROOT) not in sys.path:
 
 from domain.tools import Catalogue, Endpoint, Param, ToolSpec  # noqa: E402  (needs ROOT on sys.path)
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS  # noqa: E402  (needs ROOT on sys.path)
+from domain.woodpecker.questions import WHY_IT_ASKS  # noqa: E402  (needs ROOT on sys.path)
 
 DEFAULT_OUTPUT = ROOT / "docs" / "tools.md"
 
@@ -291,16 +292,16 @@ def render(catalogue: Catalogue) -> str:
         "",
         "## Asking a person at a glance",
         "",
-        "| Tool | When | Targets, in order | Body bound | Reads current state |",
-        "|---|---|---|---|---|",
+        "| Tool | When | Why it asks | Targets, in order | Body bound | Reads current state |",
+        "|---|---|---|---|---|---|",
     ]
     for t in guarded:
         g = t.guard
         assert g is not None
         targets = ", ".join(f"`{x}`" for x in g.targets) or "—"
         out.append(
-            f"| `{t.name}` | `{g.when}` | {targets} | {'yes' if g.body_bound else 'no'} "
-            f"| {'yes' if g.needs_current_state else 'no'} |"
+            f"| `{t.name}` | `{g.when}` | {_cell(WHY_IT_ASKS.get(t.name, '—'))} | {targets} "
+            f"| {'yes' if g.body_bound else 'no'} | {'yes' if g.needs_current_state else 'no'} |"
         )
     out += [
         "",

@@ -503,3 +503,42 @@ def question_for(tool: ToolSpec, args: Mapping[str, Any], decision: Decision) ->
         # A guarded tool without its own text still asks; its name is ours, never Woodpecker's.
         return build(f"This will run {tool.name}.", [_UNDESCRIBED], _field_lines(tool, args)).message
     return builder(tool, args, decision.reasons).message
+
+
+# Why each guarded tool asks, in a sentence: the guard table of docs/tools.md and the guide.
+WHY_IT_ASKS: Mapping[str, str] = {
+    "activate_repository": (
+        "Reactivating a repository Woodpecker already holds brings back its stored trust flags, approval "
+        "mode and secrets, and makes the caller its owner."
+    ),
+    "update_repository": "Each widening lets more code, or more people, reach the repository's pipelines, logs or secrets.",
+    "repair_repository": "Instance-wide: every webhook is recreated, one forge round trip per repository.",
+    "move_repository": "Woodpecker follows the new owner/name; on 3.11 a retry moves the repository twice.",
+    "chown_repository": "The repository's pipelines run under the calling account's forge token afterwards.",
+    "delete_repository": "Pipelines, logs, secrets, registries and crons are gone for good.",
+    "restart_pipeline": (
+        "A restart never re-checks approval: decline or cancel plus restart would run a fork's code with the "
+        "secrets, and event=deployment turns any pipeline into a deployment."
+    ),
+    "approve_pipeline": "The held pipeline runs with the repository's secrets.",
+    "delete_pipeline": "The pipeline, its steps and logs are gone for good.",
+    "delete_step_logs": "The output is gone for good.",
+    "delete_pipeline_logs": "The output of every step is gone for good.",
+    "create_secret": "Pull-request code can come from a fork, and would see the secret.",
+    "update_secret": "The secret reaches code or images it did not reach, or gets a value nobody can read back.",
+    "delete_secret": "A secret's value cannot be read back, so it is lost for good.",
+    "update_registry": "Pipelines pull with a password nobody can read back.",
+    "delete_registry": "Private-image pulls from that address fail afterwards.",
+    "delete_cron": "Its scheduled runs stop silently.",
+    "delete_organization": "Its secrets, registries and agents are gone for good.",
+    "create_user": "Sign-in finds a pre-created account before the 'registration closed' check: a new account lets a person in.",
+    "update_user": "An instance admin controls every repository, secret, agent, forge and user.",
+    "delete_user": "Repositories it owns lose the forge token their pipelines run with.",
+    "create_agent": "An agent takes workflows with their secrets; its token lands in the conversation.",
+    "delete_agent": "Its host cannot reconnect until a new agent is registered.",
+    "create_forge": "WOODPECKER_ADMIN matches logins on every forge: a forge where anyone picks their login yields an instance admin.",
+    "update_forge": "A mistake locks everyone out of sign-in and cuts Woodpecker off its repositories.",
+    "delete_forge": "Its accounts cannot sign in and its repositories are cut off.",
+    "pause_queue": "Instance-wide and silent: nothing starts until someone resumes it.",
+    "set_log_level": "Failures and misuse go unrecorded until the level is raised again.",
+}

@@ -1,6 +1,7 @@
 """The composition root: every provider resolvable, settings reaching the parts they govern, fakes swapped in by override."""
 
 from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -13,9 +14,10 @@ from adapters.memory_token_store import InMemoryTokenStore
 from domain.woodpecker.results import SETUP
 from entrypoints.container import Container, build_container, build_http_app, opened, resolved
 from entrypoints.settings import read_http_settings, read_settings
-from ports.woodpecker import Credential
+from ports.woodpecker import ApiCall, Credential
 from tests.fakes.clock import FakeClock
 from tests.fakes.randomness import FakeRandomness
+from tests.fixtures.gateway import json_response, private_ca, serving_tls
 from tests.fixtures.http import serve_asgi
 from tests.fixtures.mcp import initialize_request
 from tests.mcp.fake_woodpecker import FakeWoodpecker
@@ -221,3 +223,20 @@ async def test_the_http_app_admits_exactly_the_configured_hosts_and_origins_thro
                     )
                     statuses.append((headers, response.status_code))
     assert statuses == [(headers, status) for headers, status in cases]
+
+
+async def test_the_ca_file_setting_reaches_the_woodpecker_client(tmp_path: Path) -> None:
+    ca = private_ca(tmp_path)
+    async with serving_tls(ca.server) as server:
+        server.then(json_response(200, {"login": "ada"}))
+        environ = {
+            "WOODPECKER_URL": server.url,
+            "WOODPECKER_TOKEN": TOKEN,
+            "WOODPECKER_CA_FILE": str(ca.ca_file),
+        }
+        container = build_container(read_settings(environ))
+        async with opened(container):
+            gateway = await resolved(container.gateway())
+            with anyio.fail_after(15):
+                answer = await gateway.send(ApiCall("GET", "/api/user"), None)
+    assert answer.data == {"login": "ada"}

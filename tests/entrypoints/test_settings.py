@@ -16,6 +16,7 @@ from entrypoints.settings import (
     read_settings,
 )
 from ports.woodpecker import Credential
+from tests.fixtures.gateway import private_ca
 
 CANARY = "canary-7f3a9c"
 
@@ -353,8 +354,6 @@ def test_a_flag_is_on_only_for_the_exact_string_true(name: str, value: str) -> N
 
 
 def test_a_ca_file_that_loads_is_kept_and_verification_stays_on(tmp_path: Path) -> None:
-    from tests.fixtures.gateway import private_ca
-
     ca = private_ca(tmp_path)
     settings = read_settings({"WOODPECKER_CA_FILE": str(ca.ca_file)})
     assert settings.ca_file == str(ca.ca_file) and settings.insecure_tls is False
@@ -372,8 +371,6 @@ def test_a_ca_file_that_does_not_load_stops_the_server_naming_the_variable(
 
 
 def test_a_ca_file_and_insecure_tls_together_are_refused(tmp_path: Path) -> None:
-    from tests.fixtures.gateway import private_ca
-
     ca = private_ca(tmp_path)
     text = refusal({"WOODPECKER_CA_FILE": str(ca.ca_file), "WOODPECKER_INSECURE_TLS": "true"})
     assert "WOODPECKER_CA_FILE" in text and "WOODPECKER_INSECURE_TLS" in text

@@ -327,3 +327,50 @@ def test_a_move_into_a_gitlab_subgroup_is_followed(sandbox: Sandbox) -> None:
         moved = json_of(http.get("/api/repos/1"))
         found = json_of(http.get("/api/repos/lookup/acme/platform/web"))
     assert (moved["full_name"], found["id"]) == ("acme/platform/web", 1)
+
+
+# ------------------------------------------------------------ what guard.md §1b reads and relies on
+
+
+def test_a_declined_or_cancelled_fork_pull_request_restarts_without_an_approval_on_record(
+    sandbox: Sandbox,
+) -> None:
+    # Woodpecker refuses only blocked pipelines; the guard, not the server, has to catch these.
+    with admin(sandbox) as http:
+        declined = json_of(http.get("/api/repos/1/pipelines/7"))
+        assert http.post("/api/repos/1/pipelines/11/cancel").status_code == 204
+        cancelled = json_of(http.get("/api/repos/1/pipelines/11"))
+        rerun_declined = http.post("/api/repos/1/pipelines/7")
+        rerun_cancelled = http.post("/api/repos/1/pipelines/11")
+        killed = http.post("/api/repos/1/pipelines/3")
+    assert (declined["status"], declined["event"], declined["from_fork"]) == (
+        "declined",
+        "pull_request",
+        True,
+    )
+    assert (cancelled["status"], cancelled["reviewed_by"], cancelled["from_fork"]) == ("killed", "", True)
+    assert [r.status_code for r in (rerun_declined, rerun_cancelled, killed)] == [200, 200, 200]
+
+
+def test_a_deployment_restart_needs_allow_deploy(sandbox: Sandbox) -> None:
+    with admin(sandbox) as http:
+        refused = http.post("/api/repos/2/pipelines/1", params={"event": "deployment"})
+        assert http.patch("/api/repos/2", json={"allow_deploy": True}).status_code == 200
+        allowed = http.post("/api/repos/2/pipelines/1", params={"event": "deployment"})
+    assert (refused.status_code, allowed.status_code) == (403, 200)
+
+
+def test_approval_allowed_users_are_stored_and_shown(sandbox: Sandbox) -> None:
+    with admin(sandbox) as http:
+        patched = json_of(http.patch("/api/repos/1", json={"approval_allowed_users": ["renovate"]}))
+        read = json_of(http.get("/api/repos/1"))
+    assert patched["approval_allowed_users"] == read["approval_allowed_users"] == ["renovate"]
+
+
+def test_the_forge_list_tells_a_stored_inactive_repository_from_a_new_one(sandbox: Sandbox) -> None:
+    with admin(sandbox) as http:
+        listed = {
+            r["forge_remote_id"]: r for r in json_of(http.get("/api/user/repos", params={"all": "true"}))
+        }
+    assert (listed["1005"]["id"], listed["1005"]["active"]) == (5, False)  # known: reactivation
+    assert "id" not in listed["1007"] and listed["1007"]["active"] is False  # never activated
