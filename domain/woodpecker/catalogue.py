@@ -530,8 +530,8 @@ WOODPECKER_TOOLS = Catalogue(
             notes=(
                 "No request body; answers 200 with the repository (never 201).",
                 (
-                    "The guard reads GET /api/user/repos?all=true first: an entry with this forge_remote_id "
-                    "and an id is a record Woodpecker already holds; an unlisted one asks too."
+                    "The guard reads GET /api/user/repos?all=true first: an inactive entry with this "
+                    "forge_remote_id and an id is a record Woodpecker already holds; an unlisted one asks too."
                 ),
                 (
                     "400 'No forge_remote_id provided' for an empty value or '0'; 409 when already active; "

@@ -239,7 +239,7 @@ def needs_approval(repo: Mapping[str, Any], pipeline: Mapping[str, Any]) -> bool
 
 @dataclass(frozen=True, slots=True)
 class Reactivates:
-    """activate_repository: asks when Woodpecker already holds a record of the repository.
+    """activate_repository: asks when Woodpecker already holds an inactive record of the repository.
 
     `current` is {"repos": <GET /user/repos?all=true>}: the forge's repositories for the caller, each
     merged with Woodpecker's record when there is one (a record has an id; a never-activated one has none).
@@ -257,7 +257,8 @@ class Reactivates:
         if not matches:
             # Not listed for this account: this server cannot tell whether Woodpecker knows it.
             return frozenset({UNKNOWN_RECORD})
-        if any(r.get("id") not in (None, 0) for r in matches):
+        # A stored record has an id; an active one is refused by Woodpecker (409) and changes nothing.
+        if any(r.get("id") not in (None, 0) and r.get("active") is not True for r in matches):
             return frozenset({REACTIVATES})
         return frozenset()
 

@@ -86,7 +86,7 @@ def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | 
         if not isinstance(listed, list):
             return True
         mine = [r for r in listed if r.get("forge_remote_id") == args["forge_remote_id"]]
-        return not mine or any(r.get("id") for r in mine)
+        return not mine or any(r.get("id") and r.get("active") is not True for r in mine)
     if tool == "update_registry":
         return "password" in args
     if tool == "set_log_level":

@@ -46,8 +46,9 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     # guard.md §1b: the five tools beyond the seed's list, each asking whatever the earlier steps did.
     ("restart_pipeline", {"repo_id": 1, "number": 7}),
     ("restart_pipeline", {"repo_id": 1, "number": 7, "event": "deployment"}),
-    ("activate_repository", {"forge_remote_id": "1005"}),
-    ("activate_repository", {"forge_remote_id": "1003"}),
+    # Ids the forge does not list: whether Woodpecker holds them cannot be told, so they always ask.
+    ("activate_repository", {"forge_remote_id": "9998"}),
+    ("activate_repository", {"forge_remote_id": "9999"}),
     ("create_secret", {"scope": "global", "name": "K", "value": "v", "events": ["pull_request"]}),
     ("create_secret", {"scope": "global", "name": "K", "value": "v", "events": ["pull_request_closed"]}),
     ("create_user", {"login": "carol"}),
