@@ -141,6 +141,11 @@ class RedirectRefused(WoodpeckerError):
     """Woodpecker (or a proxy) answered with a redirect; we never follow one."""
 
 
+class RequestNotAsPlanned(WoodpeckerError):
+    """The request about to leave is not the one planned for the call (another route, prefix,
+    host or query once the HTTP library built it, or the token bound outside the API): nothing was sent."""
+
+
 class ServesWebUi(WoodpeckerError):
     """A 200 with HTML: the URL points at the web UI or a proxy, not the API."""
 

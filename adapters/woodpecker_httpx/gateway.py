@@ -4,6 +4,7 @@ import functools
 import json
 import random
 import ssl
+from urllib.parse import parse_qsl, unquote
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, Literal, NoReturn, TypeVar
@@ -27,6 +28,7 @@ from ports.woodpecker import (
     NotFound,
     RedirectRefused,
     Rejected,
+    RequestNotAsPlanned,
     ResponseTooLarge,
     ServerError,
     ServesWebUi,
@@ -232,6 +234,7 @@ class HttpxWoodpeckerGateway:
             json=call.body,
             headers=headers,
         )
+        self._check_outgoing(request, call, secret is not None)
         attempts = 1 + (self._retries if call.idempotent_read else 0)
         for attempt in range(attempts):
             try:
@@ -301,6 +304,41 @@ class HttpxWoodpeckerGateway:
                 raise RuntimeError("this Woodpecker gateway is closed")
             self._client = self._new_client()
         return self._client, url
+
+    def _check_outgoing(self, request: httpx.Request, call: ApiCall, with_token: bool) -> None:
+        """The request as the HTTP library will send it must be the planned one, byte for byte:
+        same origin, the root's path plus the call's path, the call's query, no fragment, no dot or
+        empty segment; and a token only under the root's /api/. One place for every tool.
+
+        Raises:
+            RequestNotAsPlanned: nothing was sent.
+        """
+        root = self._root
+        assert root is not None  # _target raised NotConfigured before
+        url = request.url
+        prefix = root.raw_path.rstrip(b"/")
+        planned = prefix + call.path.encode("ascii")
+        path, _, query = url.raw_path.partition(b"?")
+        segments = call.path.split("/")[1:]
+        problem = None
+        if (url.scheme, url.host, url.port) != (root.scheme, root.host, root.port):
+            problem = "another server"
+        elif path != planned:
+            problem = "another path"
+        elif any(unquote(part) in ("", ".", "..") for part in segments):
+            problem = "a dot or empty path segment"
+        elif parse_qsl(query.decode("ascii", "replace"), keep_blank_values=True) != list(call.query.items()):
+            problem = "another query"
+        elif url.fragment:
+            problem = "a fragment"
+        elif with_token and not path.startswith(prefix + b"/api/"):
+            problem = "the token outside the API"
+        if problem is not None:
+            raise RequestNotAsPlanned(
+                f"Nothing was sent to Woodpecker: the request built for {call.method} would have gone to "
+                f"{problem}, not the one planned for this call. Check the arguments (names may not hold "
+                "'.', '..' or empty segments) and WOODPECKER_URL."
+            )
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:

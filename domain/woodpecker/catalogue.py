@@ -151,7 +151,7 @@ _SECRET_NAME = Param(
     "string",
     True,
     "The secret's name. Case counts: Deploy_Key and deploy_key are two secrets.",
-    constraints={"minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9_.-]+$"},
+    constraints={"minLength": 1, "maxLength": 100, "pattern": r"^(?!\.\.?$)[A-Za-z0-9_.-]+$"},
 )
 _REGISTRY_ADDRESS = Param(
     "address",
@@ -159,7 +159,11 @@ _REGISTRY_ADDRESS = Param(
     True,
     "Registry host, optionally with a path (ghcr.io, registry.example.com:5000). It is the entry's key, "
     "compared as written: docker.io and registry-1.docker.io are two entries.",
-    constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9.:_-]+(/[A-Za-z0-9._-]+)*$"},
+    constraints={
+        "minLength": 1,
+        "maxLength": 200,
+        "pattern": r"^(?!\.\.?(/|$))(?!.*/\.\.?(/|$))[A-Za-z0-9.:_-]+(/[A-Za-z0-9._-]+)*$",
+    },
 )
 _SCHEDULE = Param(
     "schedule",
@@ -175,7 +179,7 @@ _LOGIN = Param(
     "string",
     True,
     "The account's login, spelled exactly as in the forge.",
-    constraints={"minLength": 1, "maxLength": 200, "pattern": "^[A-Za-z0-9._-]+$"},
+    constraints={"minLength": 1, "maxLength": 200, "pattern": r"^(?!\.\.?$)[A-Za-z0-9._-]+$"},
 )
 _AGENT_NAME = Param(
     "name", "string", True, "The name shown for the agent.", constraints={"minLength": 1, "maxLength": 250}
@@ -1771,7 +1775,7 @@ WOODPECKER_TOOLS = Catalogue(
                     constraints={
                         "minLength": 1,
                         "maxLength": 200,
-                        "pattern": "^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+                        "pattern": r"^(?!\.\.?(/|$))(?!.*/\.\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
                     },
                 ),
             ),

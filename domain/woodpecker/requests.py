@@ -1,11 +1,13 @@
 """Validated tool arguments turned into Woodpecker requests: paths escaped per segment, query and body mapped, partial updates merged over the stored record so no field is blanked."""
 
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
-from domain.arguments import ArgumentError, parse_condition
+from domain.arguments import ArgumentError, parse_condition, show
 from domain.tools import Endpoint, ToolSpec
 
 Method = Literal["GET", "POST", "PATCH", "DELETE"]
@@ -63,6 +65,54 @@ _UNSUPPORTED = {
 }
 
 
+_PATH_PARAM = re.compile(r"\{(\w+)\}")
+# How often a value is percent-decoded when looking for a dot segment: a proxy that decodes
+# twice is broken, but it exists, and a name never needs "%252e" to be a name.
+_DECODE_ROUNDS = 3
+
+
+def path_params(tool: ToolSpec) -> tuple[str, ...]:
+    """The tool's string arguments that become part of a request path, in catalogue order."""
+    named = {name for endpoint in tool.endpoints for name in _PATH_PARAM.findall(endpoint.path)}
+    return tuple(p.name for p in tool.params if p.name in named and p.type == "string")
+
+
+def is_path_step(value: str) -> bool:
+    """Whether `value` holds a segment an HTTP client, a proxy or a server would fold or drop:
+    ".", "..", or an empty one, also once percent-decoded, Unicode-normalised (a fullwidth or
+    leader dot) or split at a backslash (which some servers read as a slash)."""
+    text = value
+    for _ in range(_DECODE_ROUNDS):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    for form in {text, unicodedata.normalize("NFKC", text)}:
+        if any(part in ("", ".", "..") for part in re.split(r"[/\\]", form)):
+            return True
+    return False
+
+
+def check_path_values(tool: ToolSpec, args: Mapping[str, Any]) -> None:
+    """Refuse a path argument that is (or holds) a dot segment or an empty one, before anything else.
+
+    `/api/repos/1/secrets/..` *is* `/api/repos/1` once any HTTP client or proxy has read it: an
+    approval for a secret would delete the repository. Not a name Woodpecker can hold, so never sent.
+
+    Raises:
+        ArgumentError: naming the argument.
+    """
+    for name in path_params(tool):
+        value = args.get(name)
+        if isinstance(value, str) and is_path_step(value):
+            raise ArgumentError(
+                f"Invalid arguments for {tool.name}: {name} must not be '.', '..' or empty, nor hold such "
+                "a segment between slashes (also percent-encoded): it would not name an object but move "
+                f"the request to another route; got {show(value)}.",
+                (name,),
+            )
+
+
 def check(tool: ToolSpec, args: Mapping[str, Any]) -> None:
     """Woodpecker rules beyond the schema, checked before anything is asked or sent.
 
@@ -86,8 +136,15 @@ def check(tool: ToolSpec, args: Mapping[str, Any]) -> None:
 
 
 def segment(value: Any) -> str:
-    """One path segment, every reserved character escaped (a registry address keeps its slashes inside)."""
-    return quote(str(value), safe="")
+    """One path segment, every reserved character escaped (a registry address keeps its slashes inside).
+
+    Raises:
+        ArgumentError: a dot segment or an empty one (a last line behind `check_path_values`).
+    """
+    text = str(value)
+    if is_path_step(text):
+        raise ArgumentError(f"{show(text)} cannot be a path segment: it would move the request to another route.")
+    return quote(text, safe="")
 
 
 def fill(template: str, args: Mapping[str, Any], wildcard: str | None = None) -> str:

@@ -22,6 +22,7 @@ from ports.woodpecker import (
     NotFound,
     RedirectRefused,
     Rejected,
+    RequestNotAsPlanned,
     ResponseTooLarge,
     ServerError,
     ServesWebUi,
@@ -56,6 +57,7 @@ _KINDS: tuple[tuple[type[WoodpeckerError], str], ...] = (
     (ServerError, "server_error"),
     (Unavailable, "unavailable"),
     (RedirectRefused, "redirect"),
+    (RequestNotAsPlanned, "request_not_as_planned"),
     (ServesWebUi, "web_ui"),
     (ResponseTooLarge, "too_large"),
     (BadResponse, "bad_response"),
@@ -110,6 +112,9 @@ class ToolRunner:
         """
         spec = self._tool(tool)
         try:
+            if isinstance(arguments, Mapping):
+                # First of all: a value that would move the request to another route is no name.
+                requests.check_path_values(spec, arguments)
             args = validate_arguments(spec, arguments)
             requests.check(spec, args)
         except ArgumentError as e:

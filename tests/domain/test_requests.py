@@ -32,11 +32,65 @@ def test_every_tool_plans_a_complete_escaped_request(data: st.DataObject) -> Non
     assert all(isinstance(v, str) for v in request.query.values())
 
 
-@given(st.text(min_size=1, max_size=40))
-def test_a_segment_never_contains_a_slash_and_decodes_to_the_value(value: str) -> None:
+PATH_STEPS = st.sampled_from([".", "..", "%2e%2e", "%2E.", "%252e%252e", "\u2025", "\uff0e\uff0e", "\u2024"])
+NAMES_WITH_STEPS = st.builds(
+    lambda head, step, tail, sep: sep.join(p for p in (head, step, tail) if p is not None),
+    st.none() | st.text(min_size=1, max_size=8),
+    PATH_STEPS | st.just(""),
+    st.none() | st.text(min_size=1, max_size=8),
+    st.sampled_from(["/", "\\", "%2F", "%5c"]),
+)
+
+
+@given(st.text(min_size=1, max_size=40) | NAMES_WITH_STEPS)
+def test_a_segment_is_one_escaped_name_or_refused(value: str) -> None:
+    if requests.is_path_step(value):
+        with pytest.raises(ArgumentError, match="cannot be a path segment"):
+            requests.segment(value)
+        return
     seg = requests.segment(value)
     assert "/" not in seg and "?" not in seg and "#" not in seg
     assert unquote(seg) == value
+    assert unquote(seg) not in ("", ".", "..")
+
+
+@given(NAMES_WITH_STEPS)
+def test_a_value_holding_a_dot_or_empty_segment_is_a_path_step(value: str) -> None:
+    assert requests.is_path_step(value)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "name"),
+    [
+        ("delete_secret", {"scope": "repository", "repo_id": 1, "name": ".."}, "name"),
+        ("delete_secret", {"scope": "organization", "org_id": 5, "name": "."}, "name"),
+        ("delete_registry", {"scope": "repository", "repo_id": 1, "address": ".."}, "address"),
+        ("get_registry", {"scope": "global", "address": "ghcr.io/../x"}, "address"),
+        ("lookup_organization", {"name": "../../agents/1"}, "name"),
+        ("lookup_organization", {"name": "a//b"}, "name"),
+        ("lookup_repository", {"full_name": "../.."}, "full_name"),
+        ("get_user", {"login": "%2e%2e"}, "login"),
+    ],
+)
+def test_dot_and_empty_segments_are_refused_by_name_before_the_schema(
+    tool: str, args: dict[str, Any], name: str
+) -> None:
+    spec = WOODPECKER_TOOLS.get(tool)
+    with pytest.raises(ArgumentError) as refused:
+        requests.check_path_values(spec, args)
+    assert refused.value.arguments == (name,)
+    assert f"{name} must not be '.', '..' or empty" in str(refused.value)
+
+
+def test_the_path_parameters_are_the_string_arguments_a_path_names() -> None:
+    found = {t.name: requests.path_params(t) for t in WOODPECKER_TOOLS if requests.path_params(t)}
+    assert found == {
+        "lookup_repository": ("full_name",),
+        **dict.fromkeys(("get_secret", "update_secret", "delete_secret"), ("name",)),
+        **dict.fromkeys(("get_registry", "update_registry", "delete_registry"), ("address",)),
+        "lookup_organization": ("name",),
+        **dict.fromkeys(("get_user", "create_user", "update_user", "delete_user"), ("login",)),
+    }
 
 
 def test_paging_is_sent_as_page_and_camel_case_per_page() -> None:

@@ -35,6 +35,10 @@ _HINTS: Mapping[str, str] = {
         "Check WOODPECKER_URL: it must be the Woodpecker server root, not a web page or proxy that redirects.",
     ),
     "too_large": "Narrow the request (page, per_page, filters).",
+    "request_not_as_planned": (
+        "Nothing was sent. Check the arguments: a name must not hold '.', '..' or '//' segments; if they "
+        "are plain names, check WOODPECKER_URL and any proxy settings (HTTP_PROXY) of this server."
+    ),
     "conflict": "Woodpecker reported a conflict (409) with the stored state; read the current object before retrying.",
     "rejected": "Woodpecker refused the request's content: check the arguments against the tool's description.",
 }
