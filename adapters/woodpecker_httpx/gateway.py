@@ -4,10 +4,10 @@ import functools
 import json
 import random
 import ssl
-from urllib.parse import parse_qsl, unquote
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from types import TracebackType
 from typing import Any, Literal, NoReturn, TypeVar
+from urllib.parse import parse_qsl, unquote
 
 import anyio
 import httpx

@@ -143,7 +143,9 @@ def segment(value: Any) -> str:
     """
     text = str(value)
     if is_path_step(text):
-        raise ArgumentError(f"{show(text)} cannot be a path segment: it would move the request to another route.")
+        raise ArgumentError(
+            f"{show(text)} cannot be a path segment: it would move the request to another route."
+        )
     return quote(text, safe="")
 
 

@@ -59,8 +59,15 @@ HOSTILE = (
     " ",
     "a b",
 )
-VALUES = st.sampled_from(HOSTILE) | st.text(max_size=30) | st.builds(
-    "".join, st.lists(st.sampled_from([".", "..", "/", "\\", "%2e", "%2F", "a", "?", "#", ";", "\u2025"]), max_size=6)
+VALUES = (
+    st.sampled_from(HOSTILE)
+    | st.text(max_size=30)
+    | st.builds(
+        "".join,
+        st.lists(
+            st.sampled_from([".", "..", "/", "\\", "%2e", "%2F", "a", "?", "#", ";", "\u2025"]), max_size=6
+        ),
+    )
 )
 
 
@@ -147,7 +154,9 @@ def test_a_path_value_is_refused_with_nothing_sent_or_arrives_as_exactly_its_seg
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(("tool", "name"), PATH_ARGUMENTS, ids=[f"{t.name}.{n}" for t, n in PATH_ARGUMENTS])
-async def test_every_hostile_value_of_every_path_argument(sandbox: Sandbox, tool: ToolSpec, name: str) -> None:
+async def test_every_hostile_value_of_every_path_argument(
+    sandbox: Sandbox, tool: ToolSpec, name: str
+) -> None:
     base = {p.name: _plain(p) for p in tool.params if p.required}
     if "scope" in {p.name for p in tool.params}:
         base |= {"scope": "repository", "repo_id": 1}
@@ -206,10 +215,15 @@ async def test_the_planned_request_goes_out_byte_for_byte_with_its_query(
 ) -> None:
     gateway = make_gateway(scripted_server.url + prefix)
     path = "/api/repos/1/secrets/a%3Fb%23c%3B%5C%252e%252e"
-    await gateway.send(ApiCall("GET", path, {"branch": "feat/x?y#z&w=1", "before": "2026-08-01T00:00:00+02:00"}), None)
+    await gateway.send(
+        ApiCall("GET", path, {"branch": "feat/x?y#z&w=1", "before": "2026-08-01T00:00:00+02:00"}), None
+    )
     await gateway.send(ApiCall("GET", "/version"), None)
     first, second = scripted_server.requests
     assert first.path == prefix + path
-    assert first.target.split("?", 1)[1] == "branch=feat%2Fx%3Fy%23z%26w%3D1&before=2026-08-01T00%3A00%3A00%2B02%3A00"
+    assert (
+        first.target.split("?", 1)[1]
+        == "branch=feat%2Fx%3Fy%23z%26w%3D1&before=2026-08-01T00%3A00%3A00%2B02%3A00"
+    )
     assert first.headers["authorization"] == f"Bearer {CANARY}"
     assert second.path == prefix + "/version" and "authorization" not in second.headers
