@@ -37,7 +37,11 @@ async def _check_dot_deletes(client: Client, sandbox: Sandbox) -> None:
 
 
 @asynccontextmanager
-async def _over_http(sandbox: Sandbox, mode: str, person: Person) -> AsyncIterator[Client]:
+async def _client(sandbox: Sandbox, transport: str, mode: str, person: Person) -> AsyncIterator[Client]:
+    if transport == "stdio":
+        async with Client(stdio_server(sandbox), mode=mode, elicitation_callback=person) as client:
+            yield client
+        return
     async with harness_for(sandbox.url, sandbox.admin_token) as harness:
         async with serving(build_http_app(harness.server)) as base:
             async with Client(f"{base}/mcp", mode=mode, elicitation_callback=person) as client:
@@ -45,22 +49,12 @@ async def _over_http(sandbox: Sandbox, mode: str, person: Person) -> AsyncIterat
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_over_http_a_dot_name_deletes_nothing_else_even_when_accepted(
-    sandbox: Sandbox, mode: str
-) -> None:
-    person = Person("accept")
-    with anyio.fail_after(60):
-        async with _over_http(sandbox, mode, person) as client:
-            await _check_dot_deletes(client, sandbox)
-    assert person.questions == []  # refused before any question: there is nothing to approve
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_over_stdio_a_dot_name_deletes_nothing_else_even_when_accepted(
-    sandbox: Sandbox, mode: str
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_dot_name_deletes_nothing_else_even_when_accepted(
+    sandbox: Sandbox, transport: str, mode: str
 ) -> None:
     person = Person("accept")
     with anyio.fail_after(90):
-        async with Client(stdio_server(sandbox), mode=mode, elicitation_callback=person) as client:
+        async with _client(sandbox, transport, mode, person) as client:
             await _check_dot_deletes(client, sandbox)
-    assert person.questions == []
+    assert person.questions == []  # refused before any question: there is nothing to approve
