@@ -23,6 +23,8 @@ class InMemoryTokenStore:
         self._now = now
         # fingerprint -> (digest, expires_at); insertion order is age, oldest first.
         self._entries: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        # nonce -> expires_at of sealed answers already acted on; insertion order is age.
+        self._used: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -47,6 +49,21 @@ class InMemoryTokenStore:
             if not hmac.compare_digest(stored.encode("utf-8"), digest.encode("utf-8")):
                 return False  # a wrong token never cancels the valid pending one
             del self._entries[fingerprint]
+            return True
+
+    async def consume_once(self, nonce: str, expires_at: float, now: float) -> bool:
+        with self._lock:
+            seen = self._used.get(nonce)
+            if seen is not None and now < seen:
+                return False
+            self._used.pop(nonce, None)
+            if len(self._used) >= self._max:
+                for old in [n for n, until in self._used.items() if now >= until]:
+                    del self._used[old]
+                if len(self._used) >= self._max:
+                    # Forgetting a live nonce would let its answer run twice: ask again instead.
+                    return False
+            self._used[nonce] = expires_at
             return True
 
     def _evict(self) -> None:

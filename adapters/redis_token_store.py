@@ -113,6 +113,20 @@ class RedisTokenStore:
             raise _unavailable() from exc
         return bool(taken == 1)
 
+    async def consume_once(self, nonce: str, expires_at: float, now: float) -> bool:
+        # SET NX is atomic in Redis: of two replicas presenting the same answer, one sets the key.
+        # Redis's own expiry collects it (with grace, so a replica whose clock runs behind still
+        # finds it while the seal is live for it); the caller's `now` needs no comparison here.
+        expire_ms = math.ceil(expires_at * 1000) + self._grace_ms
+        try:
+            created = await self._redis.set(self._used_key(nonce), "1", nx=True, pxat=expire_ms)
+        except (redis.exceptions.RedisError, OSError) as exc:
+            raise _unavailable() from exc
+        return bool(created)
+
+    def _used_key(self, nonce: str) -> str:
+        return self._prefix + "used:" + hashlib.sha256(nonce.encode()).hexdigest()
+
     async def ping(self) -> bool:
         """True when Redis answers; for readiness checks. Never raises."""
         try:

@@ -118,7 +118,7 @@ class Container(containers.DeclarativeContainer):
 
     runner = providers.Singleton(_runner, tools, gateway, settings, credential)
     confirmations = providers.Singleton(Confirmations, token_store, clock, randomness)
-    sealed_questions = providers.Singleton(SealedQuestions, sealer, clock, randomness)
+    sealed_questions = providers.Singleton(SealedQuestions, sealer, clock, randomness, token_store)
     guarded = providers.Singleton(
         GuardedCalls,
         tools,

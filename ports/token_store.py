@@ -11,7 +11,8 @@ class TokenStoreUnavailable(RuntimeError):
 
 
 class TokenStore(Protocol):
-    """Holds at most one pending token digest per fingerprint, each with an expiry.
+    """Holds at most one pending token digest per fingerprint, each with an expiry, and the
+    nonces of sealed answers already acted on.
 
     Stores see digests, never token values. Implementations bound their size
     (evicting expired entries first, then the oldest).
@@ -26,5 +27,14 @@ class TokenStore(Protocol):
 
         True exactly once per put. A non-matching digest leaves the pending entry in place.
         Digests are compared in constant time.
+        """
+        ...
+
+    async def consume_once(self, nonce: str, expires_at: float, now: float) -> bool:
+        """Record `nonce` as used until `expires_at`; True only the first time, atomically, on
+        every replica sharing the store. An approval is acted on at most once (guard.md §7).
+
+        A store that cannot record it (full of live nonces) answers False: ask again rather
+        than risk a second run.
         """
         ...

@@ -229,6 +229,16 @@ class GuardedCalls:
             # This retry widens something its question did not show (possible only when a deciding
             # argument is left out of the fingerprint): the old answer does not cover it.
             return self._question(call, call.decision)
+        try:
+            first = await self._sealed.consume(opened)
+        except TokenStoreUnavailable as e:
+            self._record(call, "failed")
+            return Complete(error_result("token_store_unavailable", str(e), done=False))
+        if not first:
+            # At most once (guard.md §7): this answer was acted on already (a retry whose result was
+            # lost, a replayed gateway leg, a loop). The world may have moved since: ask again.
+            self._record(call, "seal_rejected")
+            return self._question(call, call.decision)
         self._record(call, "approved")
         applied = await self._apply(call, opened.reasons)
         if isinstance(applied, Complete):

@@ -1,9 +1,10 @@
-"""The sealed requestState of a 2026-07-28 question: issued for one call, opened only for that call."""
+"""The sealed requestState of a 2026-07-28 question: issued for one call, opened only for that call, acted on at most once."""
 
 from domain.guard.sealed_state import SealedState, decode, encode
 from ports.clock import Clock
 from ports.randomness import Randomness
 from ports.sealer import Sealer
+from ports.token_store import TokenStore
 
 SEALED_TTL_SECONDS = 600.0
 # A requestState of ours is a few hundred characters; anything far longer is not worth a MAC.
@@ -13,9 +14,16 @@ _NONCE_BYTES = 16
 
 class SealedQuestions:
     def __init__(
-        self, sealer: Sealer, clock: Clock, randomness: Randomness, ttl: float = SEALED_TTL_SECONDS
+        self,
+        sealer: Sealer,
+        clock: Clock,
+        randomness: Randomness,
+        used: TokenStore,
+        ttl: float = SEALED_TTL_SECONDS,
     ) -> None:
+        """`used` records the nonces of answers already acted on (the token store, shared by replicas)."""
         self._sealer = sealer
+        self._used = used
         self._clock = clock
         self._randomness = randomness
         self._ttl = ttl
@@ -48,3 +56,12 @@ class SealedQuestions:
         except Exception:  # the port promises not to raise; a seal that fails is still "no answer"
             return None
         return decode(payload, tool=tool, fingerprint=fingerprint, principal=principal, now=self._clock.now())
+
+    async def consume(self, state: SealedState) -> bool:
+        """True the first time an opened state is acted on; False for every later presentation,
+        on this replica or another sharing the store, until the state expires.
+
+        Raises:
+            TokenStoreUnavailable: the store could not be asked; nothing may be done.
+        """
+        return await self._used.consume_once(state.nonce, state.expires_at, self._clock.now())

@@ -81,3 +81,29 @@ async def test_concurrent_redemptions_of_one_token_succeed_once() -> None:
 def test_a_store_needs_room_for_at_least_one_entry() -> None:
     with pytest.raises(ValueError):
         InMemoryTokenStore(max_entries=0)
+
+
+async def test_a_sealed_answers_nonce_is_consumed_once_until_it_expires() -> None:
+    store = InMemoryTokenStore()
+    assert await store.consume_once("n1", expires_at=100.0, now=10.0)
+    assert not await store.consume_once("n1", expires_at=100.0, now=20.0)
+    assert await store.consume_once("n2", expires_at=100.0, now=20.0)
+    # After its seal expired the nonce can go: the seal itself no longer opens.
+    assert await store.consume_once("n1", expires_at=200.0, now=100.0)
+
+
+async def test_a_store_full_of_live_nonces_refuses_rather_than_forgets_one() -> None:
+    store = InMemoryTokenStore(max_entries=2)
+    assert await store.consume_once("n1", expires_at=100.0, now=1.0)
+    assert await store.consume_once("n2", expires_at=50.0, now=1.0)
+    assert not await store.consume_once("n3", expires_at=100.0, now=1.0)  # ask again, later
+    assert not await store.consume_once("n1", expires_at=100.0, now=1.0)
+    assert await store.consume_once("n3", expires_at=100.0, now=60.0)  # n2 expired and made room
+    assert not await store.consume_once("n1", expires_at=100.0, now=60.0)
+
+
+async def test_nonces_and_pending_tokens_do_not_meet() -> None:
+    store = InMemoryTokenStore()
+    await store.put(FP_1, "d1", expires_at=100.0)
+    assert await store.consume_once(FP_1, expires_at=100.0, now=1.0)
+    assert await store.take(FP_1, "d1", now=1.0)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.hmac_sealer import HmacSealer
+from adapters.memory_token_store import InMemoryTokenStore
 from domain.guard.sealed_state import CLOCK_SKEW_SECONDS, SealedState, decode, encode
 from ports.use_cases.sealed_questions import SEALED_TTL_SECONDS, SealedQuestions
 from tests.fakes.clock import FakeClock
@@ -20,7 +21,8 @@ REASONS = frozenset({"sets_public", "grants_trusted_network"})
 
 
 def _questions(keys: list[bytes], clock: FakeClock | None = None) -> SealedQuestions:
-    return SealedQuestions(HmacSealer(keys), clock or FakeClock(), FakeRandomness())
+    clock = clock or FakeClock()
+    return SealedQuestions(HmacSealer(keys), clock, FakeRandomness(), InMemoryTokenStore(now=clock.now))
 
 
 def test_a_sealed_question_opens_for_the_same_call_with_its_reasons() -> None:

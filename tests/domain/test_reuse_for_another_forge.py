@@ -156,10 +156,18 @@ def test_tokens_and_seals_work_unchanged_for_another_forge() -> None:
         RedeemOutcome.REJECTED,
     )
 
-    questions = SealedQuestions(HmacSealer([b"k" * 32]), clock, FakeRandomness())
+    questions = SealedQuestions(
+        HmacSealer([b"k" * 32]), clock, FakeRandomness(), InMemoryTokenStore(now=clock.now)
+    )
     state = questions.issue("dig_up_bed", fp, None, frozenset({ALWAYS}))
-    assert questions.open(state, tool="dig_up_bed", fingerprint=fp, principal=None) is not None
+    opened = questions.open(state, tool="dig_up_bed", fingerprint=fp, principal=None)
+    assert opened is not None
     assert questions.open(state, tool="dig_up_bed", fingerprint=other, principal=None) is None
+
+    async def act_twice() -> tuple[bool, bool]:
+        return await questions.consume(opened), await questions.consume(opened)
+
+    assert asyncio.run(act_twice()) == (True, False)
 
 
 def test_another_forge_writes_its_questions_with_the_same_builder() -> None:

@@ -90,6 +90,33 @@ async def test_two_replicas_racing_redeem_a_token_once(redis_url: str, redis_pre
     assert len(results) == 20
 
 
+async def test_two_replicas_racing_to_act_on_one_sealed_answer_consume_it_once(
+    redis_url: str, redis_prefix: str
+) -> None:
+    replicas = [RedisTokenStore(redis_url, prefix=redis_prefix) for _ in range(2)]
+    now = time.time()
+    results: list[bool] = []
+
+    async def act(replica: RedisTokenStore) -> None:
+        results.append(await replica.consume_once("nonce-race", now + LIFETIME, now))
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            for i in range(20):
+                group.start_soon(act, replicas[i % 2])
+    assert await replicas[1].consume_once("another-nonce", now + LIFETIME, now) is True
+    raw = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        keys = [k for k in raw.keys(redis_prefix + "used:*")]
+        assert len(keys) == 2 and all("nonce" not in k for k in keys)
+        assert all(0 < raw.pttl(k) <= (LIFETIME + 61) * 1000 for k in keys)  # kept until the seal expires
+    finally:
+        raw.close()
+    for replica in replicas:
+        await replica.aclose()
+    assert results.count(True) == 1 and len(results) == 20
+
+
 async def test_redis_holds_only_digests_under_hashed_keys_with_a_ttl(
     store: RedisTokenStore, redis_url: str, redis_prefix: str
 ) -> None:

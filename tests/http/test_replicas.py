@@ -94,6 +94,18 @@ async def test_a_fleet_sharing_keys_and_redis_acts_as_one_server_and_other_keys_
             )
             assert isinstance(answered, types.CallToolResult) and not answered.is_error
             assert deletes(sandbox) == ["/api/repos/4/secrets/dotfiles_token"]
+            # The same state and yes again, at either replica: acted on once, so a fresh question.
+            for replica in (asks_one, asks_two):
+                replayed = await replica.session.call_tool(
+                    "delete_secret",
+                    SECRET,
+                    input_responses={"confirm": YES},
+                    request_state=question.request_state,
+                    allow_input_required=True,
+                )
+                assert isinstance(replayed, types.InputRequiredResult), replayed
+                assert replayed.request_state != question.request_state
+            assert deletes(sandbox) == ["/api/repos/4/secrets/dotfiles_token"]
 
             # A token issued by one is redeemed once at two, then refused back at one.
             issued = await plain_one.call_tool("delete_registry", REGISTRY)

@@ -73,6 +73,44 @@ async def test_a_valid_state_with_a_yes_acts_once(sandbox: Sandbox) -> None:
     assert harness.audit.outcomes() == ["asked", "approved", "executed"]
 
 
+async def test_an_accepted_answer_runs_once_and_each_replay_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    # guard.md §7: the same state and yes, presented again within its ten minutes (a retry whose
+    # result was lost, a replayed gateway leg, a loop), never runs the call a second time.
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        state = await first_state(harness)
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
+                done = await ask(client, input_responses=YES, request_state=state)
+                replays = [await ask(client, input_responses=YES, request_state=state) for _ in range(3)]
+    assert isinstance(done, types.CallToolResult) and not done.is_error
+    fresh = [state_of(replay) for replay in replays]  # a question each time, never an error
+    assert state not in fresh and len(set(fresh)) == 3
+    assert len(sandbox.state_changing_requests()) == 1
+    assert harness.audit.outcomes() == ["asked", "approved", "executed"] + ["seal_rejected", "asked"] * 3
+
+
+async def test_a_replayed_admin_grant_does_not_grant_again_after_a_revocation(sandbox: Sandbox) -> None:
+    grant = {"login": "bob", "forge_id": 1, "admin": True}
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
+                state = state_of(await client.session.call_tool("update_user", grant, allow_input_required=True))
+                retry = {"input_responses": YES, "request_state": state, "allow_input_required": True}
+                done = await client.session.call_tool("update_user", grant, **retry)
+                assert isinstance(done, types.CallToolResult) and not done.is_error
+                with sandbox.state.lock:  # someone revokes it by hand
+                    bob = sandbox.world.user_by_login("bob")
+                    assert bob is not None and bob.admin
+                    bob.admin = False
+                sandbox.clear_requests()
+                replay = await client.session.call_tool("update_user", grant, **retry)
+    state_of(replay)
+    assert sandbox.state_changing_requests() == []
+    with sandbox.state.lock:
+        bob = sandbox.world.user_by_login("bob")
+        assert bob is not None and not bob.admin
+
+
 @pytest.mark.parametrize("reply", ["false", "decline", "cancel"])
 async def test_a_valid_state_with_a_no_does_nothing(sandbox: Sandbox, reply: Any) -> None:
     async with harness_for(sandbox.url, sandbox.admin_token) as harness:

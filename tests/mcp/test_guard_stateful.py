@@ -86,6 +86,16 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 # Every guarded tool is in the sequences.
 assert len({tool for tool, _ in CALLS}) == 28 and len(CALLS) % 2 == 0
+# Guarded calls whose path argument is a dot or empty segment: refused before any question, on every
+# channel, whatever the person would answer (on the wire each would reach the repository or org).
+DOT_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("delete_secret", {"scope": "repository", "repo_id": 1, "name": ".."}),
+    ("delete_registry", {"scope": "repository", "repo_id": 1, "address": ".."}),
+    ("delete_secret", {"scope": "organization", "org_id": 5, "name": "%2e%2e"}),
+    ("delete_registry", {"scope": "global", "address": "ghcr.io/.."}),
+    ("update_user", {"login": ".", "forge_id": 1, "admin": True}),
+    ("delete_user", {"login": "\u2025", "forge_id": 1}),
+)
 calls = st.integers(min_value=0, max_value=len(CALLS) - 1)
 replies = st.sampled_from(["accept", "false", "decline", "cancel"])
 # Which call a token or a state is presented with: its own, its sibling, or any call at all.
@@ -135,8 +145,10 @@ class GuardMachine(RuleBasedStateMachine):
             Client(self.harness.server, mode="2026-07-28", elicitation_callback=self.person)
         )
         self.plain = self._open(Client(self.harness.server, mode="legacy"))
-        # The model: per call, the one token that may still act, and until when.
+        # The model: per call, the one token that may still act, and until when; the sealed states
+        # already acted on (an approval runs at most once).
         self.pending: dict[int, tuple[str, float]] = {}
+        self.consumed: set[str] = set()
         self.expected = 0
 
     def _open(self, client: Client) -> Client:
@@ -198,8 +210,13 @@ class GuardMachine(RuleBasedStateMachine):
         responses = None if reply is None else {"confirm": elicit_result(reply)}
         result = self._retry(index, input_responses=responses, request_state=state)
         valid = index == question.call and state_kind == "as_issued" and self.now() < question.expires_at
-        acts = valid and reply == "accept"
+        replayed = question.state in self.consumed
+        acts = valid and reply == "accept" and not replayed
+        if acts:
+            self.consumed.add(question.state)
         self.expected += acts
+        if valid and reply == "accept" and replayed:
+            valid = False  # a replayed yes is no answer: a fresh question
         if acts or (valid and reply is not None):
             assert isinstance(result, types.CallToolResult)
         else:
@@ -233,6 +250,28 @@ class GuardMachine(RuleBasedStateMachine):
         if acts:
             del self.pending[index]
         self.expected += acts
+
+    # ------------------------------------------------------------------ dot segments
+
+    @rule(
+        which=st.integers(min_value=0, max_value=len(DOT_CALLS) - 1),
+        channel=st.sampled_from(["push", "mrtr", "plain"]),
+        reply=replies,
+    )
+    def dot_segment(self, which: int, channel: str, reply: Any) -> None:
+        tool, args = DOT_CALLS[which]
+        self.person.reply = reply
+        asked = len(self.person.questions)
+        client = {"push": self.push, "mrtr": self.mrtr, "plain": self.plain}[channel]
+        result = self.portal.call(
+            lambda: client.session.call_tool(tool, dict(args), allow_input_required=True)
+        )
+        assert isinstance(result, types.CallToolResult) and result.is_error, result
+        assert result.structured_content is not None
+        assert result.structured_content["error"]["kind"] == "invalid_arguments"
+        assert len(self.person.questions) == asked
+        with self.sandbox.state.lock:
+            assert 1 in self.sandbox.world.repos and 5 in self.sandbox.world.orgs
 
     # ------------------------------------------------------------------ time
 
