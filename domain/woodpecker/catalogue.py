@@ -1340,8 +1340,8 @@ WOODPECKER_TOOLS = Catalogue(
                 when="new_value_or_widening",
                 condition=(
                     "Asks when value is passed, when events adds a pull_request, pull_request_closed or "
-                    "pull_request_metadata event the secret does not have yet, or when images is [] while "
-                    "the stored list is not empty."
+                    "pull_request_metadata event the secret does not have yet, when images is [] while "
+                    "the stored list is not empty, or when images adds an image the stored list lacks."
                 ),
                 targets=("scope", "repo_id", "org_id", "name"),
                 body_bound=True,
@@ -1350,8 +1350,8 @@ WOODPECKER_TOOLS = Catalogue(
             description=(
                 "Changes a secret's value, events, images or note; an events or images list replaces the "
                 "stored one, and a secret cannot be renamed. Asks a person first for a new value, an added "
-                "pull-request event or an emptied image list; narrowing and notes apply at once. Values "
-                "are never returned. Global level: instance admin."
+                "pull-request event, an emptied image list or an added image; narrowing and notes apply at "
+                "once. Values are never returned. Global level: instance admin."
             ),
             params=(
                 *_AT_SCOPE,

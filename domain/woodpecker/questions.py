@@ -347,6 +347,13 @@ QUESTIONS: Mapping[str, _Builder] = {
                 r.EMPTIES_IMAGES,
                 "It removes the image restriction, so any image of a matching pipeline can read the secret.",
             ),
+            _because(
+                r.ADDS_IMAGE,
+                # The images are not listed: a name copied from a pipeline or a registry could speak
+                # to the person. The call's own images argument says which.
+                "It adds an image the secret is not limited to now (see the call's images argument), "
+                "so steps running that image, a plugin included, can read the secret.",
+            ),
         ),
         fields=True,
     ),

@@ -20,6 +20,7 @@ ALLOWS_PR_UNAPPROVED = "allows_pr_unapproved"
 NEW_VALUE = "new_value"
 ADDS_PULL_REQUEST_EVENT = "adds_pull_request_event"
 EMPTIES_IMAGES = "empties_images"
+ADDS_IMAGE = "adds_image"
 NEW_PASSWORD = "new_password"  # noqa: S105 - a reason id, not a secret
 SILENCES_SERVER = "silences_server"
 RESTARTS_AS_DEPLOYMENT = "restarts_as_deployment"
@@ -133,7 +134,8 @@ class WidensRepository:
 
 @dataclass(frozen=True, slots=True)
 class NewValueOrWidening:
-    """update_secret: a new value, an added pull-request event, or an emptied image list."""
+    """update_secret: a new value, an added pull-request event, an emptied image list, or an image
+    added to a secret limited to images (it then reaches a plugin image it did not reach)."""
 
     def needs_current(self, args: Mapping[str, Any]) -> bool:
         return "events" in args or "images" in args
@@ -156,7 +158,26 @@ class NewValueOrWidening:
                 # null and [] both mean "no restriction now"; anything unreadable counts as a restriction.
                 if stored is not None and not (isinstance(stored, list | tuple) and len(stored) == 0):
                     found.add(EMPTIES_IMAGES)
+        elif "images" in args and _adds_image(args["images"], current):
+            found.add(ADDS_IMAGE)
         return frozenset(found)
+
+
+def _adds_image(wanted: object, current: Mapping[str, Any] | None) -> bool:
+    """Whether a non-empty image list names an image the stored secret is not limited to now.
+
+    A secret without images (null or []) reaches every image, so any list narrows it. An unread
+    or unreadable stored list counts as a restriction the call may widen (fail closed)."""
+    items = _str_items(wanted)
+    if items is None:
+        return True
+    if current is None:
+        return True
+    stored = current.get("images")
+    if stored is None or (isinstance(stored, list | tuple) and len(stored) == 0):
+        return False
+    had = _str_items(stored)
+    return had is None or bool(items - had)
 
 
 @dataclass(frozen=True, slots=True)

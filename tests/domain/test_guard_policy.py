@@ -125,6 +125,13 @@ def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | 
         if args.get("images") == []:
             if current is None or current.get("images"):
                 return True
+        if args.get("images"):
+            # [beyond] an image added to a secret limited to images: it reaches one more image.
+            if current is None:
+                return True
+            stored = current.get("images")
+            if stored and set(args["images"]) - set(stored):
+                return True
         return False
     return False
 
@@ -424,6 +431,30 @@ def test_lowering_require_approval_below_an_unknown_stored_value_asks() -> None:
         WOODPECKER_RULES,
     )
     assert decision.reasons == {"lowers_require_approval"}
+
+
+@pytest.mark.parametrize(
+    ("stored", "wanted", "asks"),
+    [
+        (["alpine"], ["alpine", "evil/exfil:latest"], True),
+        (["alpine"], ["plugins/docker"], True),
+        (["alpine", "plugins/docker"], ["alpine"], False),
+        (["alpine"], ["alpine"], False),
+        ([], ["alpine"], False),
+        (None, ["alpine"], False),
+        ("missing", ["alpine"], False),
+        ("unread", ["alpine"], True),
+        ("x", ["alpine"], True),
+    ],
+)
+def test_adding_an_image_asks_only_when_the_secret_is_limited_to_others(
+    stored: object, wanted: list[str], asks: bool
+) -> None:
+    current = None if stored == "unread" else {} if stored == "missing" else {"images": stored}
+    args = {"scope": "repository", "repo_id": 1, "name": "K", "images": wanted}
+    decision = decide(UPDATE_SECRET, args, current, WOODPECKER_RULES)
+    assert decision.ask is asks
+    assert decision.reasons == ({"adds_image"} if asks else set())
 
 
 def test_a_comparison_that_could_not_read_the_stored_object_asks() -> None:

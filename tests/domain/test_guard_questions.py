@@ -123,6 +123,7 @@ WOODPECKER_RULES_REASONS = {
     "new_value",
     "adds_pull_request_event",
     "empties_images",
+    "adds_image",
     "new_password",
     "scope_instance",
     "silences_server",
