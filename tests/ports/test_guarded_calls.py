@@ -1,0 +1,207 @@
+"""GuardedCalls driven directly (no MCP): the re-check just before the write on the token and sealed paths, and a cancelled dialog is a no."""
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import anyio
+import pytest
+
+from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
+from ports.asker import Answer
+from ports.use_cases.guarded import CallContext, Complete, NeedInput
+from ports.woodpecker import ApiCall, ApiResponse, Credential, LogWindow, LogWindowRequest
+from sandbox.server import Sandbox
+from tests.fixtures.mcp import Harness, build_harness_on
+
+pytestmark = pytest.mark.anyio
+
+
+class ChangesAfterRead:
+    """The real gateway, with one twist: right after the n-th read of a path, someone changes the
+    stored object (as another admin would, between two requests of one call)."""
+
+    def __init__(self, inner: HttpxWoodpeckerGateway) -> None:
+        self.inner = inner
+        self.armed: tuple[str, int, Callable[[], None]] | None = None
+
+    def arm(self, path: str, change: Callable[[], None], after: int = 1) -> None:
+        self.armed = (path, after, change)
+
+    async def send(self, call: ApiCall, credential: Credential | None) -> ApiResponse:
+        response = await self.inner.send(call, credential)
+        if self.armed is not None and call.method == "GET" and call.path == self.armed[0]:
+            path, left, change = self.armed
+            self.armed = (path, left - 1, change) if left > 1 else None
+            if left == 1:
+                change()
+        return response
+
+    async def step_log(self, path: str, window: LogWindowRequest, credential: Credential | None) -> LogWindow:
+        return await self.inner.step_log(path, window, credential)
+
+
+class Says:
+    """An Asker that always gives the same answer and counts the questions."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+        self.questions: list[str] = []
+
+    async def ask(self, message: str) -> Answer:
+        self.questions.append(message)
+        return self.answer
+
+
+YES = Answer("accept", True)
+
+
+def lower_on_public(sandbox: Sandbox) -> None:
+    with sandbox.state.lock:
+        sandbox.world.repos[1].require_approval = "all_events"
+        sandbox.world.repos[1].visibility = "public"
+
+
+def make_private(sandbox: Sandbox) -> None:
+    with sandbox.state.lock:
+        sandbox.world.repos[1].visibility = "private"
+
+
+def drop_pull_request_event(sandbox: Sandbox) -> None:
+    with sandbox.state.lock:
+        sandbox.world.secrets[7].events = ["push"]
+
+
+def narrow_images(sandbox: Sandbox) -> None:
+    with sandbox.state.lock:
+        sandbox.world.secrets[7].images = ["alpine"]
+
+
+# (tool, arguments asking for one reason, the read they decide on, a change that widens the call
+# further once re-read, a word only the question after the change shows)
+CASES = [
+    (
+        "update_repository",
+        {"repo_id": 1, "require_approval": "forks", "visibility": "public"},
+        "/api/repos/1",
+        make_private,
+        "public",
+    ),
+    (
+        "update_secret",
+        {"scope": "global", "name": "sonar_token", "value": "rotated", "events": ["push", "pull_request"]},
+        "/api/secrets/sonar_token",
+        drop_pull_request_event,
+        "pull-request",
+    ),
+    (
+        "update_secret",
+        {"scope": "global", "name": "sonar_token", "value": "rotated", "images": ["sonarsource/sonar-scanner-cli"]},
+        "/api/secrets/sonar_token",
+        narrow_images,
+        "adds an image",
+    ),
+]
+IDS = ["repository-made-private", "secret-lost-its-pull-request-event", "secret-limited-to-other-images"]
+
+
+@pytest.fixture
+async def changing(sandbox: Sandbox) -> AsyncIterator[tuple[Harness, ChangesAfterRead]]:
+    lower_on_public(sandbox)
+    credential = Credential(sandbox.admin_token)
+    gateway = ChangesAfterRead(HttpxWoodpeckerGateway(sandbox.url, token=credential, retries=0, trust_env=False))
+    try:
+        yield build_harness_on(gateway, credential), gateway
+    finally:
+        await gateway.inner.aclose()
+
+
+def context(channel: Any, **extra: Any) -> CallContext:
+    return CallContext(principal=None, credential=None, channel=channel, **extra)
+
+
+@pytest.mark.parametrize(("tool", "args", "read", "change", "newly_shown"), CASES, ids=IDS)
+async def test_a_token_call_whose_object_changes_before_the_write_writes_nothing(
+    sandbox: Sandbox,
+    changing: tuple[Harness, ChangesAfterRead],
+    tool: str,
+    args: dict[str, Any],
+    read: str,
+    change: Callable[[Sandbox], None],
+    newly_shown: str,
+) -> None:
+    harness, gateway = changing
+    with anyio.fail_after(15):
+        first = await harness.guarded.call(tool, dict(args), context("token"))
+        assert isinstance(first, Complete) and first.result.structured["outcome"] == "confirmation_required"
+        token = first.result.structured["confirm_token"]
+        # The second call reads (and decides: the token fits), then reads again just before the write.
+        gateway.arm(read, lambda: change(sandbox), after=1)
+        second = await harness.guarded.call(tool, {**args, "confirm_token": token}, context("token"))
+    assert gateway.armed is None  # the change happened, between the two reads of one call
+    assert isinstance(second, Complete) and second.result.is_error
+    assert second.result.structured["error"]["kind"] == "changed"
+    assert sandbox.state_changing_requests() == []
+
+
+@pytest.mark.parametrize(("tool", "args", "read", "change", "newly_shown"), CASES, ids=IDS)
+async def test_a_sealed_yes_whose_object_changes_before_the_write_earns_a_new_question(
+    sandbox: Sandbox,
+    changing: tuple[Harness, ChangesAfterRead],
+    tool: str,
+    args: dict[str, Any],
+    read: str,
+    change: Callable[[Sandbox], None],
+    newly_shown: str,
+) -> None:
+    harness, gateway = changing
+    with anyio.fail_after(15):
+        first = await harness.guarded.call(tool, dict(args), context("mrtr"))
+        assert isinstance(first, NeedInput) and newly_shown not in first.message
+        gateway.arm(read, lambda: change(sandbox), after=1)
+        retried = await harness.guarded.call(
+            tool, dict(args), context("mrtr", answer=YES, request_state=first.request_state)
+        )
+    assert gateway.armed is None
+    assert isinstance(retried, NeedInput), retried
+    assert newly_shown in retried.message
+    assert sandbox.state_changing_requests() == []
+
+
+@pytest.mark.parametrize(("tool", "args", "read", "change", "newly_shown"), CASES, ids=IDS)
+async def test_without_a_change_the_same_calls_write_once(
+    sandbox: Sandbox,
+    changing: tuple[Harness, ChangesAfterRead],
+    tool: str,
+    args: dict[str, Any],
+    read: str,
+    change: Callable[[Sandbox], None],
+    newly_shown: str,
+) -> None:
+    # The control: what the two tests above stop is an ordinary write when nothing moves.
+    harness, _ = changing
+    with anyio.fail_after(15):
+        first = await harness.guarded.call(tool, dict(args), context("mrtr"))
+        assert isinstance(first, NeedInput)
+        done = await harness.guarded.call(
+            tool, dict(args), context("mrtr", answer=YES, request_state=first.request_state)
+        )
+    assert isinstance(done, Complete) and not done.result.is_error, done
+    assert len(sandbox.state_changing_requests()) == 1
+
+
+@pytest.mark.parametrize("answer", [Answer("cancel"), Answer("decline"), Answer("accept", False)])
+async def test_a_dismissed_or_unconfirmed_dialog_is_a_no(
+    sandbox: Sandbox, changing: tuple[Harness, ChangesAfterRead], answer: Answer
+) -> None:
+    harness, _ = changing
+    person = Says(answer)
+    with anyio.fail_after(15):
+        result = await harness.guarded.call(
+            "approve_pipeline", {"repo_id": 1, "number": 11}, context("push", asker=person)
+        )
+    assert len(person.questions) == 1
+    assert isinstance(result, Complete) and result.result.structured["done"] is False
+    expected = "cancelled" if answer.action == "cancel" else "declined"
+    assert result.result.structured["outcome"] == expected
+    assert sandbox.state_changing_requests() == []
+    assert harness.audit.outcomes() == ["asked", expected]
