@@ -42,9 +42,7 @@ async def test_adding_an_image_asks_and_a_no_writes_nothing(sandbox: Sandbox, mo
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(
-    "images", [[LIMITED_TO], []], ids=["keeping", "narrowing-an-unlimited-secret"]
-)
+@pytest.mark.parametrize("images", [[LIMITED_TO], []], ids=["keeping", "narrowing-an-unlimited-secret"])
 async def test_keeping_the_image_list_applies_without_a_question(
     sandbox: Sandbox, mode: str, images: list[str]
 ) -> None:

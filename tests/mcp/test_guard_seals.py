@@ -94,7 +94,9 @@ async def test_a_replayed_admin_grant_does_not_grant_again_after_a_revocation(sa
     async with harness_for(sandbox.url, sandbox.admin_token) as harness:
         with anyio.fail_after(30):
             async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
-                state = state_of(await client.session.call_tool("update_user", grant, allow_input_required=True))
+                state = state_of(
+                    await client.session.call_tool("update_user", grant, allow_input_required=True)
+                )
                 retry = {"input_responses": YES, "request_state": state, "allow_input_required": True}
                 done = await client.session.call_tool("update_user", grant, **retry)
                 assert isinstance(done, types.CallToolResult) and not done.is_error

@@ -95,7 +95,12 @@ CASES = [
     ),
     (
         "update_secret",
-        {"scope": "global", "name": "sonar_token", "value": "rotated", "images": ["sonarsource/sonar-scanner-cli"]},
+        {
+            "scope": "global",
+            "name": "sonar_token",
+            "value": "rotated",
+            "images": ["sonarsource/sonar-scanner-cli"],
+        },
         "/api/secrets/sonar_token",
         narrow_images,
         "adds an image",
@@ -108,7 +113,9 @@ IDS = ["repository-made-private", "secret-lost-its-pull-request-event", "secret-
 async def changing(sandbox: Sandbox) -> AsyncIterator[tuple[Harness, ChangesAfterRead]]:
     lower_on_public(sandbox)
     credential = Credential(sandbox.admin_token)
-    gateway = ChangesAfterRead(HttpxWoodpeckerGateway(sandbox.url, token=credential, retries=0, trust_env=False))
+    gateway = ChangesAfterRead(
+        HttpxWoodpeckerGateway(sandbox.url, token=credential, retries=0, trust_env=False)
+    )
     try:
         yield build_harness_on(gateway, credential), gateway
     finally:
