@@ -84,7 +84,7 @@ CASES = [
         {"repo_id": 1, "require_approval": "forks", "visibility": "public"},
         "/api/repos/1",
         make_private,
-        "public",
+        "It becomes public",
     ),
     (
         "update_secret",
