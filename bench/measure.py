@@ -541,14 +541,14 @@ def guard(bench: Bench, iterations: int) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- log window
 
 
-def log_window(lines: int, parser_lines: int, out: Path) -> dict[str, Any]:
+def log_window(lines: Sequence[int], parser_lines: int, out: Path) -> dict[str, Any]:
     """Run `bench.log_window` (the gateway's own benchmark) in a child process and keep its JSON."""
     argv = [
         sys.executable,
         "-m",
         "bench.log_window",
         "--lines",
-        str(lines),
+        *[str(n) for n in lines],
         "--parser-lines",
         str(parser_lines),
     ]

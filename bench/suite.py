@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     if "log_window" in wanted:
         _say("log_window (bench/log_window.py) ...")
         results["log_window"] = measure.log_window(
-            200_000 if args.quick else 1_000_000,
+            args.sizes,
             10_000 if args.quick else 200_000,
             # A smoke run must not overwrite the last full figures.
             OUT_DIR / ("log_window.quick.json" if args.quick else "log_window.json"),

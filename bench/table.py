@@ -128,16 +128,19 @@ def _guard(g: dict[str, Any]) -> list[str]:
 def _log_window(w: dict[str, Any]) -> list[str]:
     if "error" in w:
         return ["bench.log_window: " + w["error"]]
-    out = [f"bench/log_window.py: {w['log_lines']:,}-line log, the gateway's windowing alone (no MCP)"]
+    out = [
+        "bench/log_window.py: the gateway's windowing and search alone (no MCP); json reader = the path before the byte-level scanner"
+    ]
     for source in w["sources"]:
         out.append(
-            f"  {source['source']}: {source['log_bytes'] / MIB:.1f} MiB, download alone "
-            f"{source['download_only_seconds']:.2f} s"
+            f"  {source.get('lines', w['log_lines']):,} lines, {source['source']}: {source['log_bytes'] / MIB:.1f} MiB, "
+            f"download alone {source['download_only_seconds']:.2f} s"
         )
         for r in source["runs"]:
             growth = r["peak_rss_growth_bytes"]
             shown = f"{growth / MIB:.1f} MiB" if growth is not None else "n/a"
-            out.append(f"    {r['from']:<4} {r['seconds']:>6.2f} s, peak RSS growth {shown}")
+            ratio = f" ({r['ratio_to_download']:.2f}x the download)" if "ratio_to_download" in r else ""
+            out.append(f"    {r['from']:<11} {r['seconds']:>6.2f} s{ratio}, peak RSS growth {shown}")
     for p in w["parsers"]:
         out.append(f"  parser {p['parser']}: {p['mb_per_s']} MB/s")
     return out

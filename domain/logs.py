@@ -74,6 +74,25 @@ class LogWindower(Generic[T]):
         elif -number > heap[0][0]:
             heapq.heapreplace(heap, (-number, -seq, payload))
 
+    def skip(self, count: int) -> None:
+        """Count `count` entries known to fall outside the window without holding them (see `threshold`)."""
+        self._seen += count
+
+    def threshold(self) -> int | None:
+        """None while the window has room; else the line number an entry must pass to get in.
+
+        For "tail" an entry gets in when its line is at least this; for "head" when it is below it.
+        A reader that knows a whole batch fails that test can `skip` it instead of feeding each entry.
+        """
+        if self._limit == 0:
+            return 2**63 if self._from_end == "tail" else -(2**63)
+        if self._ordered is not None:
+            return self._ordered[0][0] if len(self._ordered) >= self._limit else None
+        if len(self._heap) < self._limit:
+            return None
+        root = self._heap[0][0]
+        return root if self._from_end == "tail" else -root
+
     def window(self) -> list[tuple[int, T]]:
         """The kept entries ordered by line number (then arrival)."""
         if self._ordered is not None:

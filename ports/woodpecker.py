@@ -59,10 +59,24 @@ class ApiResponse:
 
 @dataclass(frozen=True, slots=True)
 class LogWindowRequest:
-    """Which part of a step's log to keep: the first or last `limit` lines."""
+    """Which part of a step's log to keep: the first or last `limit` lines, of those numbered
+    `from_line`..`to_line` (both included; None: no bound) when a range is given."""
 
     limit: int
     from_end: Literal["head", "tail"] = "tail"
+    from_line: int | None = None
+    to_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogSearchRequest:
+    """Search every line of a step's log for `pattern` (RE2 syntax); keep the first `max_matches`
+    with `context` lines before and after each."""
+
+    pattern: str
+    ignore_case: bool = False
+    context: int = 0
+    max_matches: int = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +89,25 @@ class LogLine:
 @dataclass(frozen=True, slots=True)
 class LogWindow:
     lines: tuple[LogLine, ...]
+    total_lines: int  # every output line of the log, in the range or not
+
+
+@dataclass(frozen=True, slots=True)
+class LogMatch:
+    line: LogLine
+    before: tuple[LogLine, ...] = ()
+    after: tuple[LogLine, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LogSearch:
+    matches: tuple[LogMatch, ...]  # the first ones, in log order
+    total_matches: int  # lines that matched, shown or not
     total_lines: int
+
+
+class InvalidPattern(ValueError):
+    """A search pattern the regular-expression engine refuses. `str(e)` says why and what to write."""
 
 
 class WoodpeckerGateway(Protocol):
@@ -90,6 +122,15 @@ class WoodpeckerGateway(Protocol):
         """Stream a step's log (one JSON array of base64 entries) keeping only `window`.
 
         Memory is bounded by the window, not by the log's size.
+        """
+        ...
+
+    async def search_step_log(
+        self, path: str, search: LogSearchRequest, credential: Credential | None
+    ) -> LogSearch:
+        """Stream a step's log once, searching every line; memory is bounded by the matches kept.
+
+        Raises InvalidPattern before sending anything when the pattern cannot be compiled.
         """
         ...
 

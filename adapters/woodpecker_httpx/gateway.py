@@ -12,8 +12,8 @@ from urllib.parse import parse_qsl, unquote
 import anyio
 import httpx
 
-from adapters.woodpecker_httpx.log_stream import LogArrayReader, LooksLikeHtml, MalformedLog
-from domain.logs import LogWindower, decode_log_data, is_output
+from adapters.woodpecker_httpx.log_read import CompiledSearch, SearchReader, WindowReader
+from adapters.woodpecker_httpx.log_stream import LogScanner, LooksLikeHtml, MalformedLog
 from ports.woodpecker import (
     ApiCall,
     ApiResponse,
@@ -21,7 +21,8 @@ from ports.woodpecker import (
     Conflict,
     Credential,
     Forbidden,
-    LogLine,
+    LogSearch,
+    LogSearchRequest,
     LogWindow,
     LogWindowRequest,
     NotConfigured,
@@ -44,7 +45,6 @@ _ERROR_BODY_READ = 64 * 1024  # enough for any real error text; the rest is not 
 _DETAIL_CHARS = 300
 _ROOT_PATHS = ("/version", "/healthz")
 _RETRY_STATUSES = frozenset({429, 502, 503, 504})
-_UNDECODABLE = "[this log line could not be decoded]"
 
 SETUP_HINT = (
     "set WOODPECKER_URL to the server root (for example https://ci.example.org) and "
@@ -202,7 +202,21 @@ class HttpxWoodpeckerGateway:
 
     async def step_log(self, path: str, window: LogWindowRequest, credential: Credential | None) -> LogWindow:
         async def consume(response: httpx.Response) -> LogWindow:
-            return await self._read_log(response, window)
+            reader = WindowReader(window)
+            await self._read_log(response, reader)
+            return reader.result()
+
+        return await self._exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
+
+    async def search_step_log(
+        self, path: str, search: LogSearchRequest, credential: Credential | None
+    ) -> LogSearch:
+        compiled = CompiledSearch(search)  # a bad pattern fails here, before any request
+
+        async def consume(response: httpx.Response) -> LogSearch:
+            reader = SearchReader(search, compiled)
+            await self._read_log(response, reader)
+            return reader.result()
 
         return await self._exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
 
@@ -357,32 +371,23 @@ class HttpxWoodpeckerGateway:
             body += chunk
         return bytes(body)
 
-    async def _read_log(self, response: httpx.Response, window: LogWindowRequest) -> LogWindow:
+    async def _read_log(self, response: httpx.Response, reader: WindowReader | SearchReader) -> None:
+        """Stream the log through the byte-level scanner into `reader` (see the ADR "Read step logs at byte level, search them with RE2")."""
         if _is_html_type(response):
             _serves_web_ui()
         _check_declared_length(response, self._max_log_bytes)
-        reader = LogArrayReader()
-        # Whole entries are kept as they were parsed; only those still in the window at
-        # the end are decoded, so lines that fall out of it cost no base64 work.
-        windower: LogWindower[dict[str, Any]] = LogWindower(window.limit, window.from_end)
-        feed = windower.feed
-
-        def keep(entries: list[dict[str, Any]]) -> None:
-            for entry in entries:
-                number = entry.get("line")
-                if type(number) is not int:
-                    raise MalformedLog("a log entry has no line number")
-                if is_output(entry.get("type")):
-                    feed(number, entry)
-
+        scanner = LogScanner()
+        feed = reader.feed
         received = 0
         try:
             async for chunk in response.aiter_bytes():
                 received += len(chunk)
                 if received > self._max_log_bytes:
                     _too_large(self._max_log_bytes)
-                keep(reader.feed(chunk))
-            keep(reader.close())
+                for batch in scanner.feed(chunk):
+                    feed(batch)
+            for batch in scanner.close():
+                feed(batch)
         except LooksLikeHtml:
             _serves_web_ui()
         except MalformedLog as exc:
@@ -390,8 +395,6 @@ class HttpxWoodpeckerGateway:
                 f"Woodpecker's log answer could not be read ({exc}); try again, and if it persists "
                 "check Woodpecker's server log"
             ) from None
-        lines = tuple(_log_line(number, entry) for number, entry in windower.window())
-        return LogWindow(lines, windower.total)
 
     async def _raise_for_status(
         self, response: httpx.Response, call: ApiCall, secret: Credential | None
@@ -661,20 +664,3 @@ def _is_tls_failure(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
-
-
-def _log_line(number: int, entry: dict[str, Any]) -> LogLine:
-    data = entry.get("data")
-    time = entry.get("time")
-    return LogLine(
-        number,
-        _decode(data) if isinstance(data, str) else "",
-        time if type(time) is int else 0,
-    )
-
-
-def _decode(data: str) -> str:
-    try:
-        return decode_log_data(data)
-    except ValueError:
-        return _UNDECODABLE

@@ -2,8 +2,13 @@
 
 import codecs
 import json
+import re
 from collections.abc import Callable
 from typing import Any
+
+import re2
+
+from domain.logs import is_output
 
 _WHITESPACE = " \t\r\n"
 
@@ -126,3 +131,227 @@ class LogArrayReader:
             self._buf = buf[pos:]
             self._state = state
         return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast path: Woodpecker's fixed-shape entries read at byte level, decoded only when needed.
+
+# Go's encoder writes every LogEntry the same way: these keys, in this order, no spaces, `data`
+# as standard base64. A run of such entries is checked in one pass of a linear-time RE2
+# automaton; `type` 3 and 4 (metadata, progress) fail the check on purpose, so a checked run
+# holds output lines only and the exact path handles the rest.
+_B64 = rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+_ENTRY = (
+    rb'\{"id":-?[0-9]{1,19},"step_id":-?[0-9]{1,19},"time":-?[0-9]{1,19},"line":(?:0|[1-9][0-9]{0,17}),'
+    rb'"data":"' + _B64 + rb'","type":[012]\}'
+)
+_LINE = re.compile(rb',"line":([0-9]+),')
+_TIME = re.compile(rb',"time":(-?[0-9]+),')
+_DATA = re.compile(rb',"data":"([^"]*)"')
+# Past this many bytes without an entry boundary the run is handed to the exact reader, which
+# has its own bound; a fixed-shape entry is a few hundred bytes.
+_MAX_RUN = 1024 * 1024
+
+
+def _shape_checker() -> Callable[[bytes], bool]:
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = 64 * 1024 * 1024
+    checker = re2.Set.FullMatchSet(options)
+    checker.Add(_ENTRY + rb"(?:," + _ENTRY + rb")*")
+    checker.Compile()
+    return lambda run: checker.Match(run) is not None
+
+
+_fixed_shape: Callable[[bytes], bool] | None = None
+
+
+def _is_fixed_shape(run: bytes) -> bool:
+    global _fixed_shape
+    if _fixed_shape is None:
+        _fixed_shape = _shape_checker()  # built at the first log, not at import
+    return _fixed_shape(run)
+
+
+class Batch:
+    """Output entries (types 0, 1, 2 and unknown ones) in arrival order; columns are computed when asked for."""
+
+    __slots__ = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.lines())
+
+    def lines(self) -> list[int]:
+        raise NotImplementedError
+
+    def datas(self) -> list[Any]:
+        """Each entry's `data` as sent (base64 text or bytes; anything else for a malformed entry)."""
+        raise NotImplementedError
+
+    def times(self) -> list[int]:
+        raise NotImplementedError
+
+    @property
+    def fixed(self) -> bool:
+        """Whether every `data` is checked base64 bytes (so it decodes without error)."""
+        return False
+
+
+class FixedBatch(Batch):
+    """A run of fixed-shape entries, kept as the bytes they arrived in."""
+
+    __slots__ = ("_count", "_datas", "_lines", "raw")
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self._count: int | None = None
+        self._lines: list[int] | None = None
+        self._datas: list[bytes] | None = None
+
+    @property
+    def count(self) -> int:
+        if self._count is None:
+            # Whichever column is at hand counts the entries; else the separators do.
+            known = self._lines if self._lines is not None else self._datas
+            self._count = len(known) if known is not None else self.raw.count(b"},{") + 1
+        return self._count
+
+    def lines(self) -> list[int]:
+        if self._lines is None:
+            self._lines = list(map(int, _LINE.findall(self.raw)))
+        return self._lines
+
+    def datas(self) -> list[Any]:
+        if self._datas is None:
+            self._datas = _DATA.findall(self.raw)
+        return self._datas
+
+    def times(self) -> list[int]:
+        return list(map(int, _TIME.findall(self.raw)))
+
+    @property
+    def fixed(self) -> bool:
+        return True
+
+
+class ParsedBatch(Batch):
+    """Entries that came through the JSON parser (any shape Woodpecker might send)."""
+
+    __slots__ = ("_datas", "_lines", "_times")
+
+    def __init__(self, entries: list[Any]) -> None:
+        lines, datas, times = [], [], []
+        for entry in entries:
+            if not isinstance(entry, dict):
+                raise MalformedLog("a log entry is not a JSON object")
+            number = entry.get("line")
+            if type(number) is not int:
+                raise MalformedLog("a log entry has no line number")
+            if is_output(entry.get("type")):
+                lines.append(number)
+                datas.append(entry.get("data"))
+                time = entry.get("time")
+                times.append(time if type(time) is int else 0)
+        self._lines, self._datas, self._times = lines, datas, times
+
+    def lines(self) -> list[int]:
+        return self._lines
+
+    def datas(self) -> list[Any]:
+        return self._datas
+
+    def times(self) -> list[int]:
+        return self._times
+
+
+class LogScanner:
+    """Feed it the log's bytes in chunks; it returns batches of output entries as runs of them complete.
+
+    Runs of Woodpecker's fixed-shape entries are cut at `},{` and checked at byte level (no
+    JSON or base64 decoding: that happens later, for the lines a window keeps or a search
+    reads). A run that fails the check is parsed as JSON on its own; when that fails too (the
+    cut fell inside a string, odd spacing, `null`, a web page), everything from that run on
+    goes through `LogArrayReader`, so the answer is always what the exact parser would give.
+    """
+
+    def __init__(self, max_pending: int = 8 * 1024 * 1024) -> None:
+        self._buf = b""
+        self._state = "start"  # start -> runs -> done, or exact (LogArrayReader from here on)
+        self._exact: LogArrayReader | None = None
+        self._max_pending = max_pending
+
+    def feed(self, chunk: bytes) -> list[Batch]:
+        if self._exact is not None:
+            return self._parsed(self._exact.feed(chunk))
+        buf = self._buf + chunk if self._buf else chunk
+        if self._state == "start":
+            stripped = buf.lstrip()
+            if not stripped:
+                self._buf = b""
+                return []
+            if not stripped.startswith(b"["):
+                return self._to_exact(stripped)
+            buf = stripped[1:].lstrip()
+            if not buf:
+                self._buf = b"["  # whitespace after "[" proves nothing yet
+                return []
+            if not buf.startswith(b"{"):
+                return self._to_exact(b"[" + buf)
+            self._state = "runs"
+        cut = buf.rfind(b"},{")
+        if cut < 0:
+            if len(buf) > _MAX_RUN:
+                return self._to_exact(b"[" + buf)
+            self._buf = buf
+            return []
+        self._buf = buf[cut + 2 :]
+        return self._run(buf[: cut + 1])
+
+    def close(self) -> list[Batch]:
+        if self._exact is not None:
+            return self._parsed(self._exact.close())
+        buf, self._buf = self._buf, b""
+        if self._state == "start":
+            if buf.strip() in (b"", b"["):
+                if buf.strip() == b"[":
+                    raise MalformedLog("the log ended before its JSON array was complete")
+                return []
+            out = self._to_exact(buf)
+            return out + self.close()
+        if self._state == "done":
+            return self._trailing(buf)
+        body = buf.rstrip()
+        if not body.endswith(b"]"):
+            out = self._to_exact(b"[" + buf)
+            return out + self.close()
+        out = self._run(body[:-1].rstrip(), last=True)
+        if self._exact is not None:
+            return out + self.close()
+        self._state = "done"
+        return out
+
+    def _run(self, run: bytes, *, last: bool = False) -> list[Batch]:
+        """One run of entries; what follows it (after a comma, unless `last`) is in `self._buf`."""
+        if _is_fixed_shape(run):
+            return [FixedBatch(run)]
+        try:
+            entries = json.loads(b"[" + run + b"]")
+        except ValueError:  # also UnicodeDecodeError
+            return self._to_exact(b"[" + run + (b"]" if last else b"," + self._buf))
+        return [ParsedBatch(entries)]
+
+    def _to_exact(self, pending: bytes) -> list[Batch]:
+        self._exact = LogArrayReader(self._max_pending)
+        self._buf = b""
+        return self._parsed(self._exact.feed(pending))
+
+    def _trailing(self, buf: bytes) -> list[Batch]:
+        if buf.strip():
+            raise MalformedLog("unexpected data after the log's JSON")
+        self._buf = b""
+        return []
+
+    @staticmethod
+    def _parsed(entries: list[dict[str, Any]]) -> list[Batch]:
+        return [ParsedBatch(entries)] if entries else []

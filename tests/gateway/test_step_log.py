@@ -11,7 +11,15 @@ from typing import Literal
 import anyio
 import pytest
 
-from ports.woodpecker import BadResponse, LogWindowRequest, NotFound, ResponseTooLarge, ServesWebUi
+from ports.woodpecker import (
+    BadResponse,
+    InvalidPattern,
+    LogSearchRequest,
+    LogWindowRequest,
+    NotFound,
+    ResponseTooLarge,
+    ServesWebUi,
+)
 from tests.fixtures.gateway import GatewayFactory, ScriptedServer, raw_response, streamed
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -249,3 +257,47 @@ async def test_the_traced_peak_of_reading_a_log_does_not_grow_with_the_log(
     # window) stays where it was.
     assert large_peak - small_peak < (large_size - small_size) / 10, (small_peak, large_peak)
     assert large_peak < large_size / 2
+
+
+async def test_a_search_reads_a_200000_line_log_once_and_finds_a_failure_with_its_context(
+    scripted_server: ScriptedServer, make_gateway: GatewayFactory
+) -> None:
+    lines = 200_000
+    body = b"".join(generated_log(lines)())
+    failing = f'"line":150000,"data":"{log_data(150000)}"'.encode()
+    seeded = base64.b64encode(b"--- FAIL: TestCheckout/pays_twice (0.01s)").decode()
+    body = body.replace(failing, f'"line":150000,"data":"{seeded}"'.encode())
+    scripted_server.then(streamed(chunked(memoryview(body), 65536)))
+    gateway = make_gateway(scripted_server.url, timeout=30.0)
+    if not reset_peak_rss():
+        pytest.skip("needs Linux /proc/self/clear_refs to measure peak memory")
+    before = peak_rss_kib()
+    with anyio.fail_after(60):
+        found = await gateway.search_step_log(PATH, LogSearchRequest(r"--- fail:", True, 2, 5), None)
+    grown = (peak_rss_kib() - before) * 1024
+    assert (found.total_lines, found.total_matches) == (lines, 1)
+    [match] = found.matches
+    assert (match.line.number, match.line.text) == (150000, "--- FAIL: TestCheckout/pays_twice (0.01s)")
+    assert [x.number for x in match.before] == [149998, 149999]
+    assert [x.number for x in match.after] == [150001, 150002]
+    assert grown < len(body) / 4, (grown, len(body))
+
+
+async def test_a_line_range_reads_lines_by_number(
+    scripted_server: ScriptedServer, make_gateway: GatewayFactory
+) -> None:
+    scripted_server.then(streamed(generated_log(5000)))
+    gateway = make_gateway(scripted_server.url)
+    with anyio.fail_after(30):
+        window = await gateway.step_log(PATH, LogWindowRequest(10, "head", 2500, 2600), None)
+    assert [line.number for line in window.lines] == list(range(2500, 2510))
+    assert window.total_lines == 5000
+
+
+async def test_a_pattern_re2_cannot_compile_is_refused_before_anything_is_sent(
+    scripted_server: ScriptedServer, make_gateway: GatewayFactory
+) -> None:
+    gateway = make_gateway(scripted_server.url)
+    with pytest.raises(InvalidPattern, match="RE2"):
+        await gateway.search_step_log(PATH, LogSearchRequest(r"(?<=x)y"), None)
+    assert scripted_server.requests == []

@@ -1,0 +1,283 @@
+"""What the gateway does with a step log's batches: keep a window of lines, or search every line once.
+
+Both work on whole batches where they can (a batch that cannot reach the window is only
+counted; a batch with no match costs one RE2 pass over its decoded bytes) and decode a
+line's base64 only when the line is kept, matched or shown as context.
+"""
+
+import binascii
+import re
+from bisect import bisect_right
+from collections import deque
+from itertools import accumulate
+from typing import Any
+
+import re2
+
+from adapters.woodpecker_httpx.log_stream import Batch
+from domain.logs import LogWindower, decode_log_data
+from ports.woodpecker import (
+    InvalidPattern,
+    LogLine,
+    LogMatch,
+    LogSearch,
+    LogSearchRequest,
+    LogWindow,
+    LogWindowRequest,
+)
+
+UNDECODABLE = "[this log line could not be decoded]"
+_MAX = 2**63
+
+# Where a pattern's meaning depends on more than the line it is matched in, the whole-batch
+# pass could miss a match, so every line is searched on its own instead: \A and \z (start
+# and end of the text), and inline flags that switch multi-line mode off.
+_CONTEXT_SENSITIVE = re.compile(r"\\[Az]|\(\?[A-Za-z]*-")
+
+
+def decode(data: Any) -> str:
+    """A line's text as `get_step_logs` shows it (an entry whose data is not base64 says so)."""
+    if not isinstance(data, str | bytes):
+        return ""
+    try:
+        return decode_log_data(data if isinstance(data, str) else data.decode("ascii"))
+    except ValueError:
+        return UNDECODABLE
+
+
+class WindowReader:
+    """The first or last `limit` output lines, optionally only those numbered from_line..to_line."""
+
+    def __init__(self, request: LogWindowRequest) -> None:
+        self._limit = request.limit
+        self._tail = request.from_end == "tail"
+        self._lo = request.from_line if request.from_line is not None else -_MAX
+        self._hi = request.to_line if request.to_line is not None else _MAX
+        self._ranged = request.from_line is not None or request.to_line is not None
+        self._window: LogWindower[tuple[Any, int]] = LogWindower(request.limit, request.from_end)
+        self.total = 0
+        # While lines arrive in order (they do, from Woodpecker), whole batches are held
+        # undecoded: the last ones covering the window for "tail", the first ones for "head".
+        self._held: deque[Batch] | None = None if self._ranged else deque()
+        self._held_count = 0
+        self._passed = 0  # entries of batches let go while in order
+        self._last = -_MAX
+
+    def feed(self, batch: Batch) -> None:
+        lines = batch.lines()
+        k = len(lines)
+        if k == 0:
+            return
+        self.total += k
+        if self._held is not None:
+            if lines[0] >= self._last and (k == 1 or lines == sorted(lines)):
+                self._last = lines[-1]
+                self._hold(batch, k)
+                return
+            self._release()
+        self._general(batch, lines)
+
+    def result(self) -> LogWindow:
+        if self._held is not None:
+            self._release()
+        lines = tuple(LogLine(number, decode(data), time) for number, (data, time) in self._window.window())
+        return LogWindow(lines, self.total)
+
+    def _hold(self, batch: Batch, k: int) -> None:
+        assert self._held is not None
+        held = self._held
+        if self._tail:
+            held.append(batch)
+            self._held_count += k
+            while held and self._held_count - held[0].count >= self._limit:
+                gone = held.popleft()
+                self._held_count -= gone.count
+                self._passed += gone.count
+            if self._limit == 0 and held:
+                self._passed += self._held_count
+                self._held_count = 0
+                held.clear()
+        elif self._held_count < self._limit:
+            held.append(batch)
+            self._held_count += k
+        else:
+            self._passed += k
+
+    def _release(self) -> None:
+        """Lines came out of order: from here on the windower decides line by line."""
+        assert self._held is not None
+        held, self._held = self._held, None
+        if self._tail:
+            self._window.skip(self._passed)
+        for batch in held:
+            self._feed_each(batch, batch.lines())
+        if not self._tail:
+            self._window.skip(self._passed)
+
+    def _general(self, batch: Batch, lines: list[int]) -> None:
+        threshold = self._window.threshold()
+        low, high = min(lines), max(lines)
+        if high < self._lo or low > self._hi:
+            return  # nothing in the range (ranged windows count only lines in range)
+        if threshold is not None and (high < threshold if self._tail else low >= threshold):
+            if not self._ranged:
+                self._window.skip(len(lines))
+            return
+        self._feed_each(batch, lines)
+
+    def _feed_each(self, batch: Batch, lines: list[int]) -> None:
+        datas, times = batch.datas(), batch.times()
+        feed, lo, hi = self._window.feed, self._lo, self._hi
+        for i, number in enumerate(lines):
+            if lo <= number <= hi:
+                feed(number, (datas[i], times[i]))
+
+
+class CompiledSearch:
+    """A search pattern compiled by RE2 (linear time: no pattern can backtrack catastrophically)."""
+
+    def __init__(self, request: LogSearchRequest) -> None:
+        options = re2.Options()
+        options.log_errors = False
+        options.case_sensitive = not request.ignore_case
+        options.max_mem = 16 * 1024 * 1024
+        source = request.pattern.encode("utf-8")
+        try:
+            self.line = re2.compile(source, options)
+            # The same pattern over a batch's lines joined by "\n": ^ and $ then also match at
+            # each line's edges, so every match within a line is found there too.
+            self.block = re2.compile(b"(?m)" + source, options)
+        except re2.error as exc:
+            reason = (
+                exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc
+            )
+            raise InvalidPattern(
+                f"The pattern is not a regular expression this server can search with ({reason}). It uses RE2 "
+                "syntax: no look-around and no back-references; escape literal characters such as ( [ . * +."
+            ) from None
+        self.whole_batch = not _CONTEXT_SENSITIVE.search(request.pattern)
+        self.dollar = "$" in request.pattern
+
+    def matches(self, text: str) -> bool:
+        return self.line.search(text.encode("utf-8")) is not None
+
+
+class _Shown:
+    __slots__ = ("after", "before", "line", "need")
+
+    def __init__(self, line: LogLine, before: list[LogLine], need: int) -> None:
+        self.line, self.before, self.need = line, before, need
+        self.after: list[LogLine] = []
+
+
+class SearchReader:
+    """Every output line searched once, in arrival order; the first `max_matches` kept with context."""
+
+    def __init__(self, request: LogSearchRequest, compiled: CompiledSearch | None = None) -> None:
+        self._pattern = compiled or CompiledSearch(request)
+        self._context = request.context
+        self._max = request.max_matches
+        self.total_lines = 0
+        self.total_matches = 0
+        self._shown: list[_Shown] = []
+        self._pending: list[_Shown] = []  # shown matches still waiting for lines after them
+        self._history: deque[tuple[Batch, int]] = deque(maxlen=request.context)
+
+    def feed(self, batch: Batch) -> None:
+        datas = batch.datas()
+        k = len(datas)
+        if k == 0:
+            return
+        if self._pending:
+            self._pending = self._fill_after(self._pending, batch, datas, 0, k)
+        matched = self._matched(batch, datas)
+        self.total_lines += k
+        self.total_matches += len(matched)
+        for i in matched:
+            if len(self._shown) >= self._max:
+                break
+            shown = _Shown(self._entry(batch, datas, i), self._before(batch, datas, i), self._context)
+            self._shown.append(shown)
+            if shown.need:
+                self._pending += self._fill_after([shown], batch, datas, i + 1, k)
+        if self._context:
+            self._history.extend((batch, i) for i in range(max(0, k - self._context), k))
+
+    def result(self) -> LogSearch:
+        matches = tuple(LogMatch(s.line, tuple(s.before), tuple(s.after)) for s in self._shown)
+        return LogSearch(matches, self.total_matches, self.total_lines)
+
+    # ------------------------------------------------------------------ internals
+
+    def _matched(self, batch: Batch, datas: list[Any]) -> list[int]:
+        pattern = self._pattern
+        if batch.fixed and pattern.whole_batch and not pattern.dollar:
+            # Checked base64, decoded in one call: "=" read as "A" turns each padded end into
+            # one or two NUL bytes, and "CgoK" (three newlines) separates the lines, so the
+            # block is every line followed by at most two NULs and a line break. Only a
+            # pattern with $ could tell the difference, and it goes line by line below.
+            block = binascii.a2b_base64(b"CgoK".join(datas).replace(b"=", b"A"))
+            if block.isascii() or _is_utf8(block):
+                return self._block_matches(block, datas)
+        matches = pattern.matches
+        return [i for i, data in enumerate(datas) if matches(decode(data))]
+
+    def _block_matches(self, block: bytes, datas: list[Any]) -> list[int]:
+        """Lines with a match, found with one pass per candidate over the joined batch.
+
+        Every match inside a line is also a match of the (?m) pattern in the joined text, so
+        the first match at or after a line's start is in that line or an earlier one; each
+        candidate line is confirmed on its own text, and the search resumes at the next line.
+        """
+        search = self._pattern.block.search
+        found = search(block)
+        if found is None:
+            return []
+        # Where each following line starts: 3 bytes per 4 base64 characters, plus the separator.
+        nexts = list(accumulate(len(data) // 4 * 3 + 3 for data in datas))
+        matches = self._pattern.matches
+        last = len(datas) - 1
+        out = []
+        while found is not None:
+            i = min(bisect_right(nexts, found.start()), last)
+            if matches(decode(datas[i])):
+                out.append(i)
+            if i >= last:
+                break
+            found = search(block, nexts[i])
+        return out
+
+    def _entry(self, batch: Batch, datas: list[Any], i: int) -> LogLine:
+        return LogLine(batch.lines()[i], decode(datas[i]), batch.times()[i])
+
+    def _before(self, batch: Batch, datas: list[Any], i: int) -> list[LogLine]:
+        c = self._context
+        if not c:
+            return []
+        inside = [self._entry(batch, datas, j) for j in range(max(0, i - c), i)]
+        missing = c - len(inside)
+        if missing <= 0:
+            return inside
+        earlier = list(self._history)[-missing:]
+        return [self._entry(b, b.datas(), j) for b, j in earlier] + inside
+
+    def _fill_after(
+        self, waiting: list[_Shown], batch: Batch, datas: list[Any], start: int, k: int
+    ) -> list[_Shown]:
+        """Give each waiting match the lines from `start` on; return those that still want more."""
+        still = []
+        for shown in waiting:
+            take = range(start, min(k, start + shown.need))
+            shown.after.extend(self._entry(batch, datas, j) for j in take)
+            shown.need -= len(take)
+            if shown.need:
+                still.append(shown)
+        return still
+
+
+def _is_utf8(block: bytes) -> bool:
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -1,0 +1,305 @@
+"""The byte-level log scanner, the window and the search agree with the exact JSON parser and naive references."""
+
+import base64
+import json
+from typing import Any, Literal
+
+import pytest
+import re2
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adapters.woodpecker_httpx.log_read import SearchReader, WindowReader, decode
+from adapters.woodpecker_httpx.log_stream import Batch, FixedBatch, LogArrayReader, LogScanner, MalformedLog
+from domain.logs import LogWindower, is_output
+from ports.woodpecker import LogSearchRequest, LogWindowRequest
+
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+TEXT = st.text(alphabet=st.sampled_from(list("ab FAIL error:\t\n\r✓é日") + ["\x00", "\ufffd"]), max_size=12)
+
+
+@st.composite
+def entries(draw: st.DrawFn) -> dict[str, Any]:
+    text = draw(TEXT)
+    raw = text.encode("utf-8") + draw(st.sampled_from([b"", b"\n", b"\r\n", b"\xff"]))
+    data: Any = base64.b64encode(raw).decode("ascii")
+    data = draw(st.sampled_from([data, data, data, "%%not base64", "日本", None, 7]))
+    entry: dict[str, Any] = {
+        "id": draw(st.integers(0, 10**6)),
+        "step_id": draw(st.integers(1, 99)),
+        "time": draw(st.sampled_from([0, 1, 59, -1, 10**12, "soon", None])),
+        "line": draw(st.integers(0, 40)),
+        "data": data,
+        "type": draw(st.sampled_from([0, 0, 0, 1, 2, 3, 4, 5])),
+    }
+    if draw(st.integers(0, 9)) == 0:
+        entry["note"] = draw(st.sampled_from(["},{", '"', "\\", "x"]))
+    return entry
+
+
+@st.composite
+def serialized(draw: st.DrawFn, entry: dict[str, Any]) -> str:
+    """Go's exact form most of the time, else odd spacing, escapes or another key order."""
+    style = draw(st.integers(0, 5))
+    if style <= 2:
+        return json.dumps(entry, separators=(",", ":"))
+    if style == 3:
+        return json.dumps(entry)
+    if style == 4:
+        # Escapes that mean the same characters: "\/" for "/", "\u0041" for "A".
+        text = json.dumps(entry, separators=(",", ":"))
+        return text.replace("/", "\\/").replace("A", "\\u0041")
+    keys = list(entry)
+    order = draw(st.permutations(keys))
+    return json.dumps({k: entry[k] for k in order}, separators=(",", ":"), ensure_ascii=False)
+
+
+@st.composite
+def logs(draw: st.DrawFn) -> tuple[list[dict[str, Any]], bytes]:
+    items = draw(st.lists(entries(), max_size=25))
+    parts = [draw(serialized(e)) for e in items]
+    sep = draw(st.sampled_from([",", ",", ", ", ",\n"]))
+    space = draw(st.sampled_from(["", "", " ", "\n"]))
+    body = (space + "[" + sep.join(parts) + "]" + space).encode("utf-8")
+    return items, body
+
+
+def chunks(body: bytes, cuts: list[int]) -> list[bytes]:
+    out, start = [], 0
+    for cut in sorted(set(cuts)):
+        out.append(body[start:cut])
+        start = cut
+    return [*out, body[start:]]
+
+
+def scan(parts: list[bytes]) -> list[Batch]:
+    scanner = LogScanner()
+    batches: list[Batch] = []
+    for part in parts:
+        batches += scanner.feed(part)
+    return batches + scanner.close()
+
+
+def flatten(batches: list[Batch]) -> list[tuple[int, str, int]]:
+    out = []
+    for b in batches:
+        assert len(b.lines()) == len(b.datas()) == len(b.times()) == b.count
+        out += [(n, decode(d), t) for n, d, t in zip(b.lines(), b.datas(), b.times(), strict=True)]
+    return out
+
+
+def reference(body: bytes) -> list[tuple[int, str, int]]:
+    reader = LogArrayReader()
+    parsed = reader.feed(body) + reader.close()
+    out = []
+    for e in parsed:
+        if type(e.get("line")) is not int:
+            raise MalformedLog("no line")
+        if is_output(e.get("type")):
+            time = e.get("time")
+            out.append((e["line"], decode(e.get("data")), time if type(time) is int else 0))
+    return out
+
+
+@FAST
+@given(logs(), st.data())
+def test_the_byte_scanner_and_the_json_parser_read_the_same_lines(log: Any, data: st.DataObject) -> None:
+    _, body = log
+    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=8))
+    assert flatten(scan(chunks(body, cuts))) == reference(body)
+
+
+def test_go_shaped_entries_take_the_byte_level_path() -> None:
+    body = json.dumps(
+        [{"id": i, "step_id": 3, "time": 0, "line": i, "data": "aGk=", "type": 0} for i in range(50)],
+        separators=(",", ":"),
+    ).encode()
+    batches = scan(chunks(body, [100, 1000, 2000]))
+    assert batches and all(isinstance(b, FixedBatch) for b in batches)
+    assert sum(b.count for b in batches) == 50
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"line": 1}',
+        b'[{"line": 1} {"line": 2}]',
+        b'[{"line": 1},]',
+        b"[1, 2]",
+        b'[{"line": 1}',
+        b'[{"line": 1}] trailing',
+        b'[{"line": 1, "data": "abc}',
+        b"nul",
+        b"[\xff]",
+        b"[",
+        b'[{"id":1,"step_id":1,"time":0,"line":0,"data":"","type":0}',
+        b'[{"id":1,"step_id":1,"time":0,"line":0,"data":"","type":0},]',
+        b'[{"id":1,"step_id":1,"time":0,"line":"x","data":"","type":0}]',
+    ],
+)
+def test_what_the_parser_refuses_the_scanner_refuses(body: bytes) -> None:
+    for cuts in ([], [1], [5, 9]):
+        with pytest.raises(MalformedLog):
+            scan(chunks(body, cuts))
+
+
+@pytest.mark.parametrize("body", [b"null", b" null\n", b"[]", b"[ ]", b"", b"  "])
+def test_empty_answers_read_as_no_lines(body: bytes) -> None:
+    assert flatten(scan(chunks(body, [1]))) == []
+
+
+# --------------------------------------------------------------------------------- the window
+
+
+@st.composite
+def window_requests(draw: st.DrawFn) -> LogWindowRequest:
+    end: Literal["head", "tail"] = draw(st.sampled_from(["head", "tail"]))
+    lo = draw(st.none() | st.integers(-1, 45))
+    hi = draw(st.none() | st.integers(-1, 45))
+    return LogWindowRequest(draw(st.integers(0, 12)), end, lo, hi)
+
+
+def ordered_logs() -> st.SearchStrategy[bytes]:
+    """Mostly Go-shaped logs whose lines mostly arrive in order, as Woodpecker sends them."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> bytes:
+        n = draw(st.integers(0, 60))
+        numbers = list(range(n))
+        if draw(st.booleans()):
+            swaps = draw(st.lists(st.tuples(st.integers(0, max(n - 1, 0)), st.integers(0, max(n - 1, 0)))))
+            for a, b in swaps:
+                if n:
+                    numbers[a], numbers[b] = numbers[b], numbers[a]
+        if draw(st.booleans()) and n:
+            numbers[draw(st.integers(0, n - 1))] = draw(st.integers(0, n))  # a repeated line number
+        out = []
+        for i, number in enumerate(numbers):
+            kind = draw(st.sampled_from([0, 0, 0, 0, 1, 2, 3]))
+            text = draw(st.sampled_from([f"line {i}", f"--- FAIL: Test{i}", "error: a b", "ab"]) | TEXT)
+            out.append(
+                {
+                    "id": i,
+                    "step_id": 1,
+                    "time": i // 7,
+                    "line": number,
+                    "data": base64.b64encode(text.encode()).decode(),
+                    "type": kind,
+                }
+            )
+        return json.dumps(out, separators=(",", ":")).encode()
+
+    return build()
+
+
+@FAST
+@given(ordered_logs() | logs().map(lambda log: log[1]), window_requests(), st.data())
+def test_the_window_is_what_the_windower_keeps_line_by_line(
+    body: bytes, request: LogWindowRequest, data: st.DataObject
+) -> None:
+    try:
+        lines = reference(body)
+    except MalformedLog:
+        return
+    lo = request.from_line if request.from_line is not None else -(2**63)
+    hi = request.to_line if request.to_line is not None else 2**63
+    windower: LogWindower[tuple[str, int]] = LogWindower(request.limit, request.from_end)
+    for number, text, time in lines:
+        if lo <= number <= hi:
+            windower.feed(number, (text, time))
+    expected = [(n, text, time) for n, (text, time) in windower.window()]
+    reader = WindowReader(request)
+    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=6))
+    for batch in scan(chunks(body, cuts)):
+        reader.feed(batch)
+    window = reader.result()
+    assert [(line.number, line.text, line.time) for line in window.lines] == expected
+    assert window.total_lines == len(lines)
+
+
+# --------------------------------------------------------------------------------- the search
+
+PATTERNS = st.sampled_from(
+    [
+        "FAIL",
+        "error:",
+        "a",
+        "^a",
+        "a$",
+        "^$",
+        "",
+        r"\bab\b",
+        "b.a",
+        "(?s)a.b",
+        r"a\s+b",
+        "[^a]",
+        r"\A",
+        r"\z",
+        "(?i)fail",
+        "✓",
+        "日",
+        "é|FAIL",
+        "\ufffd",
+        r"\x00",
+        r"\n",
+        r"\r",
+        "(?-m)^b",
+        "a|^",
+        r"\d",
+    ]
+)
+
+
+def naive_search(lines: list[tuple[int, str, int]], request: LogSearchRequest) -> tuple[list[Any], int]:
+    options = re2.Options()
+    options.case_sensitive = not request.ignore_case
+    pattern = re2.compile(request.pattern, options)
+    hits = [i for i, (_, text, _) in enumerate(lines) if pattern.search(text)]
+    c = request.context
+    shown = [
+        (lines[i], lines[max(0, i - c) : i], lines[i + 1 : i + 1 + c]) for i in hits[: request.max_matches]
+    ]
+    return shown, len(hits)
+
+
+@FAST
+@given(
+    ordered_logs() | logs().map(lambda log: log[1]),
+    PATTERNS,
+    st.booleans(),
+    st.integers(0, 3),
+    st.integers(0, 5),
+    st.data(),
+)
+def test_the_search_agrees_with_searching_each_decoded_line(
+    body: bytes, pattern: str, ignore_case: bool, context: int, cap: int, data: st.DataObject
+) -> None:
+    try:
+        lines = reference(body)
+    except MalformedLog:
+        return
+    request = LogSearchRequest(pattern, ignore_case, context, cap)
+    expected, total = naive_search(lines, request)
+    reader = SearchReader(request)
+    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=6))
+    for batch in scan(chunks(body, cuts)):
+        reader.feed(batch)
+    result = reader.result()
+
+    def key(line: Any) -> tuple[int, str, int]:
+        return (line.number, line.text, line.time)
+
+    got = [(key(m.line), [key(x) for x in m.before], [key(x) for x in m.after]) for m in result.matches]
+    assert got == [(m, list(b), list(a)) for m, b, a in expected]
+    assert result.total_matches == total
+    assert result.total_lines == len(lines)
+
+
+def test_a_pattern_that_would_backtrack_for_ever_elsewhere_runs_in_linear_time() -> None:
+    line = base64.b64encode(b"a" * 5000 + b"!").decode()
+    body = json.dumps([{"id": 1, "step_id": 1, "time": 0, "line": 0, "data": line, "type": 0}]).encode()
+    reader = SearchReader(LogSearchRequest(r"(a+)+$"))
+    for batch in scan([body]):
+        reader.feed(batch)
+    assert reader.result().total_matches == 0
