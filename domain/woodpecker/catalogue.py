@@ -1,4 +1,4 @@
-"""The 71 Woodpecker tools as data. Checked against the shared catalogue by tests/domain/test_catalogue.py."""
+"""The Woodpecker tools as data: the 71 of the shared catalogue, then documented additions. Checked by tests/domain/test_catalogue.py."""
 
 from collections.abc import Mapping
 from dataclasses import replace
@@ -2469,3 +2469,95 @@ WOODPECKER_TOOLS = Catalogue(
         ),
     )
 )
+
+
+# ------------------------------------------------------------------------------------------------
+# Beyond the shared catalogue (issue 14: debugging a failed pipeline in one or two calls).
+# Kept in this separate block: the 71 tools above follow ../shared/spec/catalogue.json exactly;
+# these are documented additions, read-only and never guarded, which the conformance test
+# accepts by name (ADDED_TOOLS, ADDED_PARAMS) and nothing else.
+
+_FROM_LINE = Param(
+    "from_line",
+    "integer",
+    False,
+    "Read lines numbered from this one on (Woodpecker's numbers, from 0, as results and "
+    "search_step_logs show them); the first `limit` of them.",
+    constraints={"minimum": 0, "maximum": _MAX_ID},
+)
+_TO_LINE = Param(
+    "to_line",
+    "integer",
+    False,
+    "Read lines numbered up to this one (included); alone, the last `limit` lines up to it.",
+    constraints={"minimum": 0, "maximum": _MAX_ID},
+)
+
+_SEARCH_STEP_LOGS = _read(
+    "search_step_logs",
+    group="logs",
+    untrusted_output=True,
+    description=(
+        "Searches every line of a step's log for a regular expression (RE2: no look-around or "
+        "back-references) and returns the matching lines with their numbers and context lines, "
+        "however long the log. Says how many lines matched in all and which are shown; "
+        "get_step_logs with from_line reads around a match."
+    ),
+    params=(
+        _REPO_ID,
+        _NUMBER,
+        _STEP_ID,
+        Param(
+            "pattern",
+            "string",
+            True,
+            "The regular expression, matched within each line, e.g. 'FAIL|panic:|error:'.",
+            constraints={"minLength": 1, "maxLength": 500},
+        ),
+        Param(
+            "ignore_case",
+            "boolean",
+            False,
+            "Match letters in either case.",
+            constraints={"default": False},
+        ),
+        Param(
+            "context",
+            "integer",
+            False,
+            "Lines to show before and after each match.",
+            constraints={"minimum": 0, "maximum": 20, "default": 2},
+        ),
+        Param(
+            "max_matches",
+            "integer",
+            False,
+            "How many matches to show (all are counted).",
+            constraints={"minimum": 1, "maximum": 200, "default": 20},
+        ),
+    ),
+    endpoints=(
+        Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),
+        Endpoint("GET", "/api/repos/{repo_id}/logs/{number}/{step_id}"),
+    ),
+    notes=("The log is read once as it streams; memory is bounded by the matches kept.",),
+)
+
+ADDED_TOOLS: tuple[ToolSpec, ...] = (_SEARCH_STEP_LOGS,)
+# Parameters added to tools of the shared catalogue, after its own (which keep their order).
+ADDED_PARAMS: Mapping[str, tuple[Param, ...]] = {"get_step_logs": (_FROM_LINE, _TO_LINE)}
+
+
+def _with_additions(shared: Catalogue) -> Catalogue:
+    """The shared tools (with their added parameters), each added tool after the last of its group."""
+    tools = [
+        replace(tool, params=tool.params + ADDED_PARAMS[tool.name]) if tool.name in ADDED_PARAMS else tool
+        for tool in shared
+    ]
+    for added in ADDED_TOOLS:
+        last = max((i for i, t in enumerate(tools) if t.group == added.group), default=len(tools) - 1)
+        tools.insert(last + 1, added)
+    return Catalogue(tuple(tools))
+
+
+WOODPECKER_TOOLS = _with_additions(WOODPECKER_TOOLS)

@@ -127,6 +127,12 @@ def check(tool: ToolSpec, args: Mapping[str, Any]) -> None:
             f"remove {name} and call again.",
             (name,),
         )
+    if args.get("from_line", -1) > args.get("to_line", 2**63):
+        raise ArgumentError(
+            f"Invalid arguments for {tool.name}: from_line ({args['from_line']}) is after to_line "
+            f"({args['to_line']}); pass from_line <= to_line.",
+            ("from_line", "to_line"),
+        )
     changes = CHANGES.get(tool.name)
     if changes is not None and not any(name in args for name in changes):
         raise ArgumentError(

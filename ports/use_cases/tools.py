@@ -2,14 +2,14 @@
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from domain.arguments import ArgumentError, show
 from domain.arguments import validate as validate_arguments
 from domain.tools import Catalogue, ToolSpec
 from domain.woodpecker import requests, results
 from domain.woodpecker.requests import Request
-from domain.woodpecker.results import LogPiece, Shaped
+from domain.woodpecker.results import LogHit, LogPiece, Shaped
 from ports.woodpecker import (
     ApiCall,
     ApiResponse,
@@ -17,6 +17,8 @@ from ports.woodpecker import (
     Conflict,
     Credential,
     Forbidden,
+    InvalidPattern,
+    LogSearchRequest,
     LogWindowRequest,
     NotConfigured,
     NotFound,
@@ -163,6 +165,9 @@ class ToolRunner:
                 spec, args, kind=_kind(e), message=str(e), status=e.status, detail=e.detail
             )
             return ToolResult(shaped.structured, shaped.text, is_error=True)
+        except InvalidPattern as e:
+            shaped = results.failure(spec, args, kind="invalid_arguments", message=str(e))
+            return ToolResult(shaped.structured, shaped.text, is_error=True)
         except ValueError as e:  # ShapeError, or a stored record that is not an object
             shaped = results.failure(
                 spec, args, kind="bad_response", message=f"Woodpecker's answer could not be read: {e}."
@@ -191,6 +196,7 @@ class ToolRunner:
         special = {
             "get_server_info": self._server_info,
             "get_step_logs": self._step_logs,
+            "search_step_logs": self._search_step_logs,
             "create_user": self._create_user,
             "update_user": self._update_user,
             "update_agent": self._update_agent,
@@ -225,7 +231,7 @@ class ToolRunner:
             version.data, healthy, note, cred is not None or self.token_configured
         )
 
-    async def _step_logs(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+    async def _step(self, args: Mapping[str, Any], cred: Credential | None) -> Mapping[str, Any]:
         pipeline = (await self._send(requests.pipeline(args), cred)).data
         step = _find_step(pipeline, args["step_id"])
         if step is None:
@@ -234,10 +240,38 @@ class ToolRunner:
                 f"{args['repo_id']}. Call get_pipeline and use a step's id (not its pid).",
                 status=404,
             )
-        window = LogWindowRequest(limit=args["limit"], from_end=args["from"])
+        return step
+
+    async def _step_logs(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        step = await self._step(args, cred)
+        first, last = args.get("from_line"), args.get("to_line")
+        # A range reads forward from from_line; to_line alone reads back from it.
+        end: Literal["head", "tail"] = (
+            "head" if first is not None else "tail" if last is not None else args["from"]
+        )
+        args = {**args, "from": end}
+        window = LogWindowRequest(args["limit"], end, first, last)
         log = await self.gateway.step_log(requests.step_log_path(args), window, cred)
         pieces = [LogPiece(line.number, line.text) for line in log.lines]
         return results.shape_logs(spec, args, pieces, log.total_lines, step, budget=self.log_budget)
+
+    async def _search_step_logs(
+        self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None
+    ) -> Shaped:
+        step = await self._step(args, cred)
+        search = LogSearchRequest(args["pattern"], args["ignore_case"], args["context"], args["max_matches"])
+        found = await self.gateway.search_step_log(requests.step_log_path(args), search, cred)
+        matches = [
+            LogHit(
+                LogPiece(m.line.number, m.line.text),
+                tuple(LogPiece(x.number, x.text) for x in m.before),
+                tuple(LogPiece(x.number, x.text) for x in m.after),
+            )
+            for m in found.matches
+        ]
+        return results.shape_search(
+            spec, args, matches, found.total_matches, found.total_lines, step, budget=self.log_budget
+        )
 
     async def _create_user(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
         created = await self._send(requests.plan(spec, args), cred)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.catalogue import ADDED_PARAMS, ADDED_TOOLS, WOODPECKER_TOOLS
 
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec"
 SHARED = SPEC / "catalogue.json"
@@ -23,10 +23,16 @@ def shared() -> dict[str, dict]:
     return {name: replaced.get(name, tool) for name, tool in tools.items()}
 
 
+# The documented additions beyond the shared catalogue, by name: anything else that differs from it fails.
+ADDITIONS = {"search_step_logs"}
+ADDED_PARAMETERS = {"get_step_logs": ["from_line", "to_line"]}
+SHARED_TOOLS = [t for t in WOODPECKER_TOOLS if t.name not in ADDITIONS]
+
+
 def test_counts_are_the_products_contract() -> None:
     tools = list(WOODPECKER_TOOLS)
-    assert len(tools) == 71
-    assert sum(t.kind == "read" for t in tools) == 34
+    assert len(tools) == 72 and len(SHARED_TOOLS) == 71
+    assert sum(t.kind == "read" for t in tools) == 35
     assert sum(t.kind == "write" for t in tools) == 37
     assert sum(t.guarded for t in tools) == 28
     assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 19
@@ -44,9 +50,22 @@ def test_every_guarded_tool_takes_a_confirm_token_and_no_other_tool_does() -> No
         assert ("confirm_token" in {p.name for p in tool.params}) == tool.guarded, tool.name
 
 
+def test_the_additions_are_the_documented_ones_and_only_read() -> None:
+    assert {t.name for t in ADDED_TOOLS} == ADDITIONS
+    assert {name: [p.name for p in ps] for name, ps in ADDED_PARAMS.items()} == ADDED_PARAMETERS
+    for name in ADDITIONS:
+        tool = WOODPECKER_TOOLS.get(name)
+        assert tool.kind == "read" and tool.guard is None and tool.untrusted_output, name
+        assert (tool.annotations.read_only, tool.annotations.destructive) == (True, False), name
+        assert (tool.annotations.idempotent, tool.annotations.open_world) == (True, True), name
+    for name, params in ADDED_PARAMETERS.items():
+        added = [p for p in WOODPECKER_TOOLS.get(name).params if p.name in params]
+        assert added and not any(p.required for p in added), name
+
+
 def test_names_kinds_annotations_and_guards_match_the_shared_catalogue(shared: dict[str, dict]) -> None:
-    assert list(WOODPECKER_TOOLS.names) == list(shared)
-    for tool in WOODPECKER_TOOLS:
+    assert [t.name for t in SHARED_TOOLS] == list(shared)
+    for tool in SHARED_TOOLS:
         spec = shared[tool.name]
         assert tool.kind == spec["kind"], tool.name
         assert tool.group == spec["group"], tool.name
@@ -70,10 +89,12 @@ def test_names_kinds_annotations_and_guards_match_the_shared_catalogue(shared: d
 
 
 def test_parameters_match_the_shared_catalogue(shared: dict[str, dict]) -> None:
-    for tool in WOODPECKER_TOOLS:
+    for tool in SHARED_TOOLS:
         spec = shared[tool.name]
-        assert [p.name for p in tool.params] == [p["name"] for p in spec["params"]], tool.name
-        for ours, theirs in zip(tool.params, spec["params"], strict=True):
+        own = [p for p in tool.params if p.name not in ADDED_PARAMETERS.get(tool.name, [])]
+        expected = [p["name"] for p in spec["params"]]
+        assert [p.name for p in tool.params] == expected + ADDED_PARAMETERS.get(tool.name, []), tool.name
+        for ours, theirs in zip(own, spec["params"], strict=True):
             assert ours.required == theirs["required"], (tool.name, ours.name)
             if isinstance(theirs["type"], list):
                 assert ours.choices == tuple(theirs["type"]), (tool.name, ours.name)

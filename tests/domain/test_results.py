@@ -15,17 +15,19 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import (
     AGENT_TOKEN_MARKER,
     UNTRUSTED_WARNING,
+    LogHit,
     LogPiece,
     Shaped,
     fit_prefix,
     output_schema,
     shape,
     shape_logs,
+    shape_search,
     size,
 )
 
 TOOLS = list(WOODPECKER_TOOLS)
-SHAPED_BY_SHAPE = [t for t in TOOLS if t.name not in ("get_step_logs", "get_server_info")]
+SHAPED_BY_SHAPE = [t for t in TOOLS if t.name not in ("get_step_logs", "search_step_logs", "get_server_info")]
 
 MINIMAL_ARGS: dict[str, dict[str, Any]] = {}
 
@@ -284,6 +286,44 @@ def test_logs_over_their_budget_are_cut_at_a_line_boundary_keeping_the_end_being
     numbers = [line["line"] for line in s["lines"]]
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
     assert (numbers[-1] == 499) if end == "tail" else (numbers[0] == 0)
+
+
+SEARCH_TOOL = WOODPECKER_TOOLS.get("search_step_logs")
+
+
+def test_a_search_says_how_many_lines_matched_and_which_are_shown() -> None:
+    args = validate(SEARCH_TOOL, {"repo_id": 1, "number": 2, "step_id": 3, "pattern": "FAIL", "context": 1})
+    hits = [
+        LogHit(
+            LogPiece(n, f"--- FAIL: Test{n}"),
+            (LogPiece(n - 1, "\x1b[31mrun\x1b[0m"),),
+            (LogPiece(n + 1, "ok"),),
+        )
+        for n in (10, 20)
+    ]
+    step = {"id": 3, "name": "test", "state": "failure", "exit_code": 1}
+    shaped = shape_search(SEARCH_TOOL, args, hits, 7, 5000, step)
+    s = shaped.structured
+    assert (s["total_matches"], s["shown_matches"], s["total_lines"]) == (7, 2, 5000)
+    assert s["matches"][0] == {
+        "line": 10,
+        "text": "--- FAIL: Test10",
+        "before": [{"line": 9, "text": "run"}],
+        "after": [{"line": 11, "text": "ok"}],
+    }
+    assert "lines 10, 20" in shaped.text and "5 more not shown" in shaped.text
+    assert shaped.text.startswith(UNTRUSTED_WARNING) and s["untrusted"] is True
+    jsonschema.Draft202012Validator(output_schema(SEARCH_TOOL)).validate(s)
+
+
+def test_a_search_over_its_budget_keeps_whole_matches_and_counts_the_rest() -> None:
+    args = validate(
+        SEARCH_TOOL, {"repo_id": 1, "number": 2, "step_id": 3, "pattern": "x", "max_matches": 200}
+    )
+    hits = [LogHit(LogPiece(n, "x" * 1000)) for n in range(200)]
+    s = shape_search(SEARCH_TOOL, args, hits, 200, 200, None).structured
+    assert size(s) <= results.LOG_BUDGET
+    assert s["cut_matches"] == 200 - s["shown_matches"] > 0
 
 
 def test_log_lines_lose_terminal_escapes_and_progress_redraws() -> None:

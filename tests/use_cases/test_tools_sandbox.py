@@ -1,4 +1,4 @@
-"""Every one of the 71 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
+"""Every one of the 72 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
 
 from collections.abc import Callable
 from typing import Any
@@ -124,6 +124,30 @@ SUCCESS: list[tuple[str, str | None, dict[str, Any], Check]] = [
             s["lines"][-1]["text"] == "exit status 1"
             and s["step"]["exit_code"] == 1
             and s["total_lines"] == 8
+        ),
+    ),
+    (
+        "get_step_logs",
+        "ada",
+        {"repo_id": 1, "number": 2, "step_id": 10204, "from_line": 2, "to_line": 3},
+        lambda s: [line["line"] for line in s["lines"]] == [2, 3] and "FAIL" in s["lines"][0]["text"],
+    ),
+    (
+        "search_step_logs",
+        "ada",
+        {
+            "repo_id": 1,
+            "number": 2,
+            "step_id": 10204,
+            "pattern": "--- fail",
+            "ignore_case": True,
+            "context": 1,
+        },
+        lambda s: (
+            s["total_matches"] == 1
+            and s["matches"][0]["line"] == 2
+            and s["matches"][0]["text"] == "--- FAIL: TestLogin (0.01s)"
+            and [x["line"] for x in s["matches"][0]["before"] + s["matches"][0]["after"]] == [1, 3]
         ),
     ),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 2, "step_id": 10204}, lambda s: s["done"] is True),
@@ -319,6 +343,13 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
     ("decline_pipeline", "ada", {"repo_id": 1, "number": 1}, "server_error", "get_pipeline"),
     ("delete_pipeline", "ada", {"repo_id": 1, "number": 13}, "rejected", "422"),
     ("get_step_logs", "ada", {"repo_id": 1, "number": 3, "step_id": 10204}, "not_found", "get_pipeline"),
+    (
+        "search_step_logs",
+        "ada",
+        {"repo_id": 1, "number": 2, "step_id": 10204, "pattern": "(?<=x)y"},
+        "invalid_arguments",
+        "RE2",
+    ),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 13, "step_id": 11303}, "rejected", "422"),
     ("delete_pipeline_logs", "ada", {"repo_id": 1, "number": 13}, "rejected", "422"),
     ("list_secrets", "bob", {"scope": S, "org_id": 4}, "forbidden", "get_current_user"),

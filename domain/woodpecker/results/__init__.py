@@ -10,8 +10,8 @@ from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_obje
 from domain.woodpecker.results.configs import CONFIG_FILE_BYTES, CONFIG_FILES, decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, Shaped, ShapeError
 from domain.woodpecker.results.errors import SETUP, SETUP_WITHOUT_LOGIN, failed_repos, failure
-from domain.woodpecker.results.kinds import ACTIONS, LISTS, LOG_TOOL, OBJECTS, VALUES
-from domain.woodpecker.results.logs import LINE_CAP, LogPiece, shape_logs
+from domain.woodpecker.results.kinds import ACTIONS, LISTS, LOG_TOOL, OBJECTS, SEARCH_TOOL, VALUES
+from domain.woodpecker.results.logs import LINE_CAP, LogHit, LogPiece, shape_logs, shape_search
 from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, redact, target
 from domain.woodpecker.results.schema import output_schema
 from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, shape, shape_server_info
@@ -26,11 +26,13 @@ __all__ = [
     "LISTS",
     "LOG_BUDGET",
     "LOG_TOOL",
+    "LogHit",
     "LogPiece",
     "NEW_AGENT_NOTE",
     "OBJECTS",
     "REDACTED",
     "RESULT_BUDGET",
+    "SEARCH_TOOL",
     "SETUP",
     "SETUP_WITHOUT_LOGIN",
     "ShapeError",
@@ -47,6 +49,7 @@ __all__ = [
     "redact",
     "shape",
     "shape_logs",
+    "shape_search",
     "shape_server_info",
     "size",
     "strip_terminal",

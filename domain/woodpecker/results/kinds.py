@@ -110,3 +110,4 @@ ACTIONS: Mapping[str, str] = {
 }
 
 LOG_TOOL = "get_step_logs"  # a window of lines, shaped by shape_logs
+SEARCH_TOOL = "search_step_logs"  # matching lines with context, shaped by shape_search

@@ -18,6 +18,36 @@ class LogPiece:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class LogHit:
+    """A matching line of a search, with the lines around it."""
+
+    line: LogPiece
+    before: tuple[LogPiece, ...] = ()
+    after: tuple[LogPiece, ...] = ()
+
+
+def _clean(piece: LogPiece) -> dict[str, Any]:
+    text = log_text(piece.text)
+    return {"line": piece.number, "text": cut(text, LINE_CAP) if len(text) > LINE_CAP else text}
+
+
+def _step_info(step: Mapping[str, Any] | None) -> dict[str, Any]:
+    if step is None:
+        return {}
+    return {k: step[k] for k in ("id", "pid", "name", "state", "exit_code", "type") if k in step}
+
+
+def _where(args: Mapping[str, Any]) -> str:
+    return f"step {args.get('step_id')} of pipeline {args.get('number')} of repository {args.get('repo_id')}"
+
+
+def _outcome(info: Mapping[str, Any]) -> str:
+    return (
+        f"state {short(info.get('state', 'unknown'))}, exit code {short(info.get('exit_code', 'unknown'))}."
+    )
+
+
 def shape_logs(
     tool: ToolSpec,
     args: Mapping[str, Any],
@@ -30,15 +60,8 @@ def shape_logs(
     """A window of a step's log, cut at a line boundary under `budget` bytes (the lines nearest the end
     being read are kept), with the step's state and exit code."""
     from_end = args.get("from", "tail")
-    cleaned = []
-    for piece in sorted(lines, key=lambda p: p.number):
-        text = log_text(piece.text)
-        if len(text) > LINE_CAP:
-            text = cut(text, LINE_CAP)
-        cleaned.append({"line": piece.number, "text": text})
-    info: dict[str, Any] = {}
-    if step is not None:
-        info = {k: step[k] for k in ("id", "pid", "name", "state", "exit_code", "type") if k in step}
+    cleaned = [_clean(piece) for piece in sorted(lines, key=lambda p: p.number)]
+    info = _step_info(step)
     out: dict[str, Any] = {
         **UNTRUSTED_MARKERS,
         "step": info,
@@ -51,6 +74,9 @@ def shape_logs(
         "last_line": None,
         "lines": [],
     }
+    for bound in ("from_line", "to_line"):
+        if args.get(bound) is not None:
+            out[bound] = args[bound]
     # Keep the lines nearest the end being read: a prefix of the reversed list for a tail window.
     ordered = cleaned if from_end == "head" else list(reversed(cleaned))
     out = fit_prefix(
@@ -64,10 +90,7 @@ def shape_logs(
     if kept:
         out["first_line"] = kept[0]["line"]
         out["last_line"] = kept[-1]["line"]
-    where = f"step {args.get('step_id')} of pipeline {args.get('number')} of repository {args.get('repo_id')}"
-    outcome = (
-        f"state {short(info.get('state', 'unknown'))}, exit code {short(info.get('exit_code', 'unknown'))}."
-    )
+    where, outcome = _where(args), _outcome(info)
     if kept:
         first, last = out["first_line"], out["last_line"]
         text = f"Lines {first}–{last} ({len(kept)} shown) of {total_lines} of {where}; {outcome}"
@@ -75,4 +98,60 @@ def shape_logs(
         text = f"No log lines for {where} ({total_lines} in all); {outcome}"
     if "cut_lines" in out:
         text += f" {out['cut_lines']} lines of the window left out to fit the size budget."
+    return Shaped(out, warned(text))
+
+
+def shape_search(
+    tool: ToolSpec,
+    args: Mapping[str, Any],
+    hits: Sequence[LogHit],
+    total_matches: int,
+    total_lines: int,
+    step: Mapping[str, Any] | None,
+    *,
+    budget: int = LOG_BUDGET,
+) -> Shaped:
+    """The matches of a log search in log order, as many as fit `budget`, each with its context lines."""
+    info = _step_info(step)
+    matches = [
+        {
+            **_clean(hit.line),
+            "before": [_clean(p) for p in hit.before],
+            "after": [_clean(p) for p in hit.after],
+        }
+        for hit in hits
+    ]
+    out: dict[str, Any] = {
+        **UNTRUSTED_MARKERS,
+        "step": info,
+        "pattern": args.get("pattern"),
+        "total_lines": total_lines,
+        "total_matches": total_matches,
+        "exit_code": info.get("exit_code"),
+        "state": info.get("state"),
+        "matches": [],
+    }
+    out = fit_prefix(
+        out, "matches", matches, budget, "ask for fewer matches with max_matches or less context"
+    )
+    shown = out.pop("count", 0)
+    cut_matches = out.pop("dropped", 0)
+    out["shown_matches"] = shown
+    if cut_matches:
+        out["cut_matches"] = cut_matches
+    where, outcome = _where(args), _outcome(info)
+    pattern = short(args.get("pattern", ""))
+    if not total_matches:
+        text = f"No line of {where} matches {pattern} ({total_lines} lines searched); {outcome}"
+    else:
+        numbers = ", ".join(str(m["line"]) for m in out["matches"])
+        text = (
+            f"{total_matches} of {total_lines} lines of {where} match {pattern}; "
+            f"showing {shown} (lines {numbers}) with {args.get('context', 0)} lines of context; {outcome}"
+        )
+        if shown < total_matches:
+            text += (
+                f" {total_matches - shown} more not shown: raise max_matches, narrow the pattern, or read "
+                "around a line with get_step_logs from_line."
+            )
     return Shaped(out, warned(text))

@@ -3,7 +3,7 @@
 from typing import Any
 
 from domain.tools import ToolSpec
-from domain.woodpecker.results.kinds import ACTIONS, FILTERED, LISTS, LOG_TOOL, OBJECTS, VALUES
+from domain.woodpecker.results.kinds import ACTIONS, FILTERED, LISTS, LOG_TOOL, OBJECTS, SEARCH_TOOL, VALUES
 
 _OPEN_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
 
@@ -48,6 +48,8 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
         props["target"] = dict(_OPEN_OBJECT)
     elif name == LOG_TOOL:
         props.update(_LOG_PROPERTIES)
+    elif name == SEARCH_TOOL:
+        props.update(_SEARCH_PROPERTIES)
     props["note"] = {"type": "string"}
     if tool.untrusted_output:
         props["untrusted"] = {"type": "boolean", "const": True}
@@ -79,4 +81,36 @@ _LOG_PROPERTIES: dict[str, Any] = {
     "step": {"type": "object", "additionalProperties": True},
     "exit_code": {"type": ["integer", "null"], "description": "The step's exit code (null when not known)."},
     "state": {"type": ["string", "null"], "description": "The step's state, e.g. running or failure."},
+}
+_LOG_PROPERTIES["from_line"] = {"type": "integer", "description": "The from_line asked for, when one was."}
+_LOG_PROPERTIES["to_line"] = {"type": "integer", "description": "The to_line asked for, when one was."}
+
+_LINE: dict[str, Any] = {
+    "type": "object",
+    "properties": {"line": {"type": "integer"}, "text": {"type": "string"}},
+    "required": ["line", "text"],
+}
+_SEARCH_PROPERTIES: dict[str, Any] = {
+    "matches": {
+        "type": "array",
+        "description": "Matching lines in log order, each with the lines before and after it.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "line": {"type": "integer"},
+                "text": {"type": "string"},
+                "before": {"type": "array", "items": _LINE},
+                "after": {"type": "array", "items": _LINE},
+            },
+            "required": ["line", "text"],
+        },
+    },
+    "total_matches": {"type": "integer", "description": "Lines that matched, shown or not."},
+    "shown_matches": {"type": "integer"},
+    "cut_matches": {"type": "integer", "description": "Matches left out to stay under the size budget."},
+    "total_lines": {"type": "integer"},
+    "pattern": {"type": "string"},
+    "step": {"type": "object", "additionalProperties": True},
+    "exit_code": {"type": ["integer", "null"]},
+    "state": {"type": ["string", "null"]},
 }
