@@ -13,6 +13,7 @@ from adapters.woodpecker_httpx.log_read import SearchReader, WindowReader, decod
 from adapters.woodpecker_httpx.log_stream import Batch, FixedBatch, LogArrayReader, LogScanner, MalformedLog
 from domain.logs import LogWindower, is_output
 from ports.woodpecker import LogSearchRequest, LogWindowRequest
+from tests.gateway.test_log_stream import MALFORMED
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -123,15 +124,7 @@ def test_go_shaped_entries_take_the_byte_level_path() -> None:
 @pytest.mark.parametrize(
     "body",
     [
-        b'{"line": 1}',
-        b'[{"line": 1} {"line": 2}]',
-        b'[{"line": 1},]',
-        b"[1, 2]",
-        b'[{"line": 1}',
-        b'[{"line": 1}] trailing',
-        b'[{"line": 1, "data": "abc}',
-        b"nul",
-        b"[\xff]",
+        *MALFORMED,
         b"[",
         b'[{"id":1,"step_id":1,"time":0,"line":0,"data":"","type":0}',
         b'[{"id":1,"step_id":1,"time":0,"line":0,"data":"","type":0},]',

@@ -60,20 +60,20 @@ def test_null_an_empty_array_and_an_empty_body_read_as_no_entries(body: bytes) -
     assert read_all(body, [1, 2]) == []
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        b'{"line": 1}',
-        b'[{"line": 1} {"line": 2}]',
-        b'[{"line": 1},]',
-        b"[1, 2]",
-        b'[{"line": 1}',
-        b'[{"line": 1}] trailing',
-        b'[{"line": 1, "data": "abc}',
-        b"nul",
-        b"[\xff]",
-    ],
-)
+MALFORMED = [
+    b'{"line": 1}',
+    b'[{"line": 1} {"line": 2}]',
+    b'[{"line": 1},]',
+    b"[1, 2]",
+    b'[{"line": 1}',
+    b'[{"line": 1}] trailing',
+    b'[{"line": 1, "data": "abc}',
+    b"nul",
+    b"[\xff]",
+]
+
+
+@pytest.mark.parametrize("body", MALFORMED)
 def test_anything_but_an_array_of_objects_is_malformed(body: bytes) -> None:
     with pytest.raises(MalformedLog):
         read_all(body, [3])

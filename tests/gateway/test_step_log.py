@@ -5,8 +5,8 @@ import json
 import random
 import re
 import tracemalloc
-from collections.abc import Callable, Iterator
-from typing import Literal
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any, Literal, TypeVar
 
 import anyio
 import pytest
@@ -25,6 +25,7 @@ from tests.fixtures.gateway import GatewayFactory, ScriptedServer, raw_response,
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 PATH = "/api/repos/1/logs/7/302"
+T = TypeVar("T")
 
 
 def entry(line: int, text: str, time: int = 0, step_id: int = 302) -> dict[str, object]:
@@ -210,22 +211,30 @@ def reset_peak_rss() -> bool:
     return True
 
 
+async def peak_growth(server: ScriptedServer, body: bytes, read: Coroutine[Any, Any, T]) -> tuple[T, int]:
+    """Serve `body` in 64 KiB chunks and await `read`; its result and how far the peak RSS grew meanwhile."""
+    server.then(streamed(chunked(memoryview(body), 65536)))
+    if not reset_peak_rss():
+        read.close()
+        pytest.skip("needs Linux /proc/self/clear_refs to measure peak memory")
+    before = peak_rss_kib()
+    with anyio.fail_after(60):
+        result = await read
+    return result, (peak_rss_kib() - before) * 1024
+
+
 async def test_a_200000_line_log_is_windowed_with_peak_memory_far_below_its_size(
     scripted_server: ScriptedServer, make_gateway: GatewayFactory
 ) -> None:
     lines = 200_000
     # Made before measuring, so the peak below is what reading the log costs.
     body = b"".join(generated_log(lines)())
-    scripted_server.then(streamed(chunked(memoryview(body), 65536)))
     gateway = make_gateway(scripted_server.url, timeout=30.0)
     # tracemalloc slows this many small allocations twentyfold, so this size is measured
     # with the resident-set high-water mark; the tracemalloc test below uses fewer lines.
-    if not reset_peak_rss():
-        pytest.skip("needs Linux /proc/self/clear_refs to measure peak memory")
-    before = peak_rss_kib()
-    with anyio.fail_after(60):
-        window = await gateway.step_log(PATH, LogWindowRequest(200, "tail"), None)
-    grown = (peak_rss_kib() - before) * 1024
+    window, grown = await peak_growth(
+        scripted_server, body, gateway.step_log(PATH, LogWindowRequest(200, "tail"), None)
+    )
     assert window.total_lines == lines
     assert [line.number for line in window.lines] == list(range(lines - 200, lines))
     assert window.lines[-1].text.endswith(f"module {lines - 1:06d}")
@@ -267,14 +276,9 @@ async def test_a_search_reads_a_200000_line_log_once_and_finds_a_failure_with_it
     failing = f'"line":150000,"data":"{log_data(150000)}"'.encode()
     seeded = base64.b64encode(b"--- FAIL: TestCheckout/pays_twice (0.01s)").decode()
     body = body.replace(failing, f'"line":150000,"data":"{seeded}"'.encode())
-    scripted_server.then(streamed(chunked(memoryview(body), 65536)))
     gateway = make_gateway(scripted_server.url, timeout=30.0)
-    if not reset_peak_rss():
-        pytest.skip("needs Linux /proc/self/clear_refs to measure peak memory")
-    before = peak_rss_kib()
-    with anyio.fail_after(60):
-        found = await gateway.search_step_log(PATH, LogSearchRequest(r"--- fail:", True, 2, 5), None)
-    grown = (peak_rss_kib() - before) * 1024
+    search = LogSearchRequest(r"--- fail:", True, 2, 5)
+    found, grown = await peak_growth(scripted_server, body, gateway.search_step_log(PATH, search, None))
     assert (found.total_lines, found.total_matches) == (lines, 1)
     [match] = found.matches
     assert (match.line.number, match.line.text) == (150000, "--- FAIL: TestCheckout/pays_twice (0.01s)")
