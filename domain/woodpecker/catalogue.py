@@ -2473,7 +2473,8 @@ WOODPECKER_TOOLS = Catalogue(
 
 # ------------------------------------------------------------------------------------------------
 # Beyond the shared catalogue (issue 14: debugging a failed pipeline in one or two calls).
-# Kept in this separate block: the 71 tools above follow ../shared/spec/catalogue.json exactly;
+# Kept in this separate block: the 71 tools above follow the shared catalogue (catalogue.json with
+# catalogue-beyond.json's entries) exactly;
 # these are documented additions, read-only and never guarded, which the conformance test
 # accepts by name (ADDED_TOOLS, ADDED_PARAMS) and nothing else.
 
