@@ -2,7 +2,7 @@
 PY ?= .venv/bin/python
 BIN := $(dir $(PY))
 
-.PHONY: install test lint bench sandbox
+.PHONY: install test lint bench sandbox dist dist-check
 
 install:
 	python3 -m venv .venv
@@ -25,3 +25,23 @@ bench:
 
 sandbox:
 	$(BIN)woodpecker-ci-mcp sandbox
+
+# The sdist and wheel a user installs (`python -m build`), then the wheel alone in a new
+# environment of its own, started from outside the checkout: it must answer tools/list; so
+# must the README's `uvx` and `pipx run` lines for the built wheel.
+DIST_VENV := dist/venv
+# as many tools as this checkout's catalogue has
+TOOL_COUNT = $(shell $(PY) -c 'from domain.woodpecker.catalogue import WOODPECKER_TOOLS as t; print(len(t))')
+LIST_TOOLS = cd / && $(CURDIR)/$(PY) $(CURDIR)/scripts/list_tools.py --expect $(TOOL_COUNT)
+
+dist:
+	rm -rf dist
+	$(PY) -m build --outdir dist . >/dev/null
+	@ls dist
+
+dist-check: dist
+	python3 -m venv $(DIST_VENV)
+	$(DIST_VENV)/bin/pip install -q dist/*.whl
+	cd / && $(CURDIR)/$(DIST_VENV)/bin/python $(CURDIR)/scripts/list_tools.py --expect $(TOOL_COUNT) -- $(CURDIR)/$(DIST_VENV)/bin/woodpecker-ci-mcp
+	$(LIST_TOOLS) -- $(CURDIR)/$(BIN)uvx --from $(CURDIR)/$(wildcard dist/*.whl) woodpecker-ci-mcp
+	$(LIST_TOOLS) --env PIPX_HOME=$(CURDIR)/dist/pipx -- $(CURDIR)/$(BIN)pipx run --spec $(CURDIR)/$(wildcard dist/*.whl) woodpecker-ci-mcp

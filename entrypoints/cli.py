@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from entrypoints.settings import (
     DEFAULT_HTTP_HOST,
     DEFAULT_HTTP_PORT,
+    DISTRIBUTION,
     PROGRAM,
     VARIABLES,
     HttpSettings,
@@ -64,7 +65,7 @@ def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return f"{PROGRAM} {version(PROGRAM)}"
+        return f"{PROGRAM} {version(DISTRIBUTION)}"
     except PackageNotFoundError:
         return f"{PROGRAM} (not installed as a package)"
 

@@ -24,7 +24,7 @@ from adapters.system_clock import SystemClock
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.tools import Catalogue
 from domain.woodpecker.rules import WOODPECKER_RULES
-from entrypoints.settings import PROGRAM, HttpSettings, Settings
+from entrypoints.settings import DISTRIBUTION, PROGRAM, HttpSettings, Settings
 from ports.clock import Clock
 from ports.randomness import Randomness
 from ports.token_store import TokenStore
@@ -48,7 +48,7 @@ INSTRUCTIONS = (
 
 def package_version() -> str:
     try:
-        return version(PROGRAM)
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "0.0.0"
 

@@ -34,6 +34,8 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
 
 PROGRAM = "woodpecker-ci-mcp"
+# The name on the package index (pyproject.toml), whose metadata holds the version.
+DISTRIBUTION = "mcp-server-woodpecker-ci"
 
 DEFAULT_HTTP_HOST = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8000
