@@ -2,7 +2,7 @@
 PY ?= .venv/bin/python
 BIN := $(dir $(PY))
 
-.PHONY: install test lint bench sandbox dist dist-check
+.PHONY: install test lint bench sandbox dist dist-check bundle bundle-check
 
 install:
 	python3 -m venv .venv
@@ -45,3 +45,22 @@ dist-check: dist
 	cd / && $(CURDIR)/$(DIST_VENV)/bin/python $(CURDIR)/scripts/list_tools.py --expect $(TOOL_COUNT) -- $(CURDIR)/$(DIST_VENV)/bin/woodpecker-ci-mcp
 	$(LIST_TOOLS) -- $(CURDIR)/$(BIN)uvx --from $(CURDIR)/$(wildcard dist/*.whl) woodpecker-ci-mcp
 	$(LIST_TOOLS) --env PIPX_HOME=$(CURDIR)/dist/pipx -- $(CURDIR)/$(BIN)pipx run --spec $(CURDIR)/$(wildcard dist/*.whl) woodpecker-ci-mcp
+
+# The Claude Desktop bundle: the sdist (pyproject.toml and the packages) plus packaging/mcpb
+# (manifest.json, server/main.py), validated and packed with the npm mcpb CLI; then unpacked
+# and started the way the host starts it (uv run in the bundle): it must answer tools/list.
+MCPB := packaging/node_modules/.bin/mcpb
+BUNDLE := dist/woodpecker-ci-mcp.mcpb
+
+bundle: dist
+	cd packaging && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf dist/bundle && mkdir -p dist/bundle
+	tar -xzf dist/*.tar.gz -C dist/bundle --strip-components=1
+	cp -R packaging/mcpb/. dist/bundle/
+	$(MCPB) validate dist/bundle/manifest.json
+	$(MCPB) pack dist/bundle $(BUNDLE)
+
+bundle-check: bundle
+	rm -rf dist/bundle-unpacked && $(MCPB) unpack $(BUNDLE) dist/bundle-unpacked
+	@# The host's uv: the one in this environment.
+	export PATH="$(CURDIR)/$(BIN):$$PATH" && $(LIST_TOOLS) --mcpb $(CURDIR)/dist/bundle-unpacked/manifest.json

@@ -23,7 +23,8 @@ def project_version() -> str:
 
 def test_the_distribution_name_and_the_command_are_the_ones_the_code_uses() -> None:
     assert PYPROJECT["project"]["name"] == DISTRIBUTION
-    assert PYPROJECT["project"]["scripts"] == {PROGRAM: "entrypoints.cli:main"}
+    # The command, and the same command under the package's name for `uvx NAME` / `pipx run NAME`.
+    assert PYPROJECT["project"]["scripts"] == {PROGRAM: "entrypoints.cli:main", DISTRIBUTION: "entrypoints.cli:main"}
 
 
 def test_the_version_is_written_once() -> None:
@@ -39,8 +40,8 @@ def test_the_readme_install_lines_are_the_ones_make_dist_check_runs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     for line in (
-        f"uvx --from {DISTRIBUTION} {PROGRAM}",
-        f"pipx run --spec {DISTRIBUTION} {PROGRAM}",
+        f"uvx {DISTRIBUTION}",
+        f"pipx run {DISTRIBUTION}",
         f"make dist && uvx --from dist/*.whl {PROGRAM}",
         f"make dist && pipx run --spec dist/*.whl {PROGRAM}",
     ):
