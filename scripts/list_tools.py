@@ -53,7 +53,9 @@ def main() -> int:
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the server (repeatable)")
     parser.add_argument("--cwd", help="the server's working directory")
     parser.add_argument("--timeout", type=float, default=120.0)
-    parser.add_argument("--mcpb", type=Path, help="start the server the way a host starts this bundle manifest")
+    parser.add_argument(
+        "--mcpb", type=Path, help="start the server the way a host starts this bundle manifest"
+    )
     parser.add_argument("command", nargs="*", help="the server command and its arguments")
     options = parser.parse_args()
     if options.mcpb is not None:

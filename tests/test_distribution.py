@@ -24,7 +24,10 @@ def project_version() -> str:
 def test_the_distribution_name_and_the_command_are_the_ones_the_code_uses() -> None:
     assert PYPROJECT["project"]["name"] == DISTRIBUTION
     # The command, and the same command under the package's name for `uvx NAME` / `pipx run NAME`.
-    assert PYPROJECT["project"]["scripts"] == {PROGRAM: "entrypoints.cli:main", DISTRIBUTION: "entrypoints.cli:main"}
+    assert PYPROJECT["project"]["scripts"] == {
+        PROGRAM: "entrypoints.cli:main",
+        DISTRIBUTION: "entrypoints.cli:main",
+    }
 
 
 def test_the_version_is_written_once() -> None:

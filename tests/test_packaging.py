@@ -72,7 +72,11 @@ def test_server_json_describes_the_package_and_its_variables_with_the_secret_one
     document = server_json()
     assert document["version"] == VERSION
     (package,) = document["packages"]
-    assert (package["registryType"], package["identifier"], package["version"]) == ("pypi", DISTRIBUTION, VERSION)
+    assert (package["registryType"], package["identifier"], package["version"]) == (
+        "pypi",
+        DISTRIBUTION,
+        VERSION,
+    )
     variables = {v["name"]: v for v in package["environmentVariables"]}
     assert {"WOODPECKER_URL", "WOODPECKER_TOKEN", "WOODPECKER_READ_ONLY", "ELICITATION"} <= set(variables)
     assert set(variables) <= {name for name, _, _ in VARIABLES}
