@@ -7,6 +7,7 @@ or wraps it: the low-level server installs no RequestStateBoundary); anything el
 the two-call token. `InputRequiredResult` is never returned on a handshake-era connection.
 """
 
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -19,10 +20,13 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from domain.arguments import input_schema
+from domain.config import ConfigError
 from domain.tools import Catalogue, ToolSpec
+from domain.toolsets import TOOLSETS_HEADER, Toolsets
 from domain.woodpecker.results import output_schema
 from ports.asker import Answer
 from ports.use_cases.guarded import CallContext, Channel, Complete, GuardedCalls
@@ -70,6 +74,8 @@ class McpApplication:
     elicitation_enabled: bool = True
     ask_timeout_seconds: float | None = 900.0
     lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = None
+    # The named toolsets an HTTP request's X-MCP-Toolsets header may pick from (narrowing only).
+    toolsets: Toolsets | None = None
 
 
 class McpSessionAsker:
@@ -144,6 +150,33 @@ def _identity(
     return app.principal, app.credential
 
 
+def _header(ctx: ServerRequestContext[Any, Any], name: str) -> str | None:
+    scope = getattr(ctx.request, "scope", None)
+    if not isinstance(scope, Mapping):
+        return None
+    wanted = name.lower().encode("latin-1")
+    values = [v.decode("latin-1") for k, v in scope.get("headers", ()) if k.lower() == wanted]
+    return ",".join(values) if values else None
+
+
+def listed_tools(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> frozenset[str] | None:
+    """The tools this request may see and call, when its X-MCP-Toolsets header narrows them; None: all.
+
+    The header picks from the tools the operator registered, never beyond them. An unknown
+    name is the caller's mistake: a JSON-RPC invalid-params error naming it.
+    """
+    raw = _header(ctx, TOOLSETS_HEADER)
+    if raw is None or app.toolsets is None:
+        return None
+    try:
+        names = app.toolsets.parse(raw, TOOLSETS_HEADER)
+    except ConfigError as e:
+        raise MCPError(types.INVALID_PARAMS, str(e)) from None
+    if names is None:
+        return None
+    return frozenset(app.toolsets.select(names, app.catalogue).names)
+
+
 def _input_answer(params: types.CallToolRequestParams) -> Answer | None:
     responses = params.input_responses or {}
     if CONFIRM_KEY not in responses:
@@ -192,12 +225,15 @@ def build_server(app: McpApplication) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        listed = listed_tools(ctx, app)
+        if listed is None:
+            return types.ListToolsResult(tools=tools)
+        return types.ListToolsResult(tools=[t for t in tools if t.name in listed])
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        call = call_context(ctx, params, app)
+        call = dataclasses.replace(call_context(ctx, params, app), listed=listed_tools(ctx, app))
         try:
             outcome = await app.guarded.call(params.name, params.arguments, call)
         except Exception:

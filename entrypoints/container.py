@@ -24,6 +24,7 @@ from adapters.system_clock import SystemClock
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.tools import Catalogue
 from domain.woodpecker.rules import WOODPECKER_RULES
+from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
 from entrypoints.settings import DISTRIBUTION, PROGRAM, HttpSettings, Settings
 from ports.clock import Clock
 from ports.randomness import Randomness
@@ -140,6 +141,7 @@ class Container(containers.DeclarativeContainer):
         credential=credential,
         principal=principal,
         elicitation_enabled=settings.provided.elicitation,
+        toolsets=WOODPECKER_TOOLSETS,
     )
     mcp_server = providers.Singleton(build_server, application)
 

@@ -30,7 +30,9 @@ from pydantic import (
 from domain.config import ConfigError, parse_elicitation, parse_flag
 from domain.tool_filter import select_tools
 from domain.tools import Catalogue
+from domain.toolsets import TOOLSETS_VARIABLE
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
 from ports.woodpecker import Credential
 
 PROGRAM = "woodpecker-ci-mcp"
@@ -54,6 +56,11 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("WOODPECKER_READ_ONLY", "false", "exactly `true`: register only the 35 read tools"),
     ("WOODPECKER_ALLOW_TOOLS", "none", "comma list: names, prefixes ending in *, or `essential`"),
     ("WOODPECKER_DENY_TOOLS", "none", "comma list of names or prefixes ending in *; subtracted from allow"),
+    (
+        "WOODPECKER_TOOLSETS",
+        "all",
+        "comma list of toolsets (" + ", ".join(WOODPECKER_TOOLSETS.names) + "); only their tools",
+    ),
     (
         "WOODPECKER_INSECURE_TLS",
         "false",
@@ -546,11 +553,20 @@ def read_settings(
     except ConfigError as e:
         errors.append(_line(_strip_program(str(e))))
         selection = None
+    try:
+        toolsets = WOODPECKER_TOOLSETS.parse(_raw(environ, TOOLSETS_VARIABLE), TOOLSETS_VARIABLE)
+    except ConfigError as e:
+        errors.append(_line(_strip_program(str(e))))
     if errors or settings is None or selection is None:
         raise StartupError(errors)
+    # Toolsets narrow what the allow, deny and read-only settings left: a tool is registered
+    # only if every one of them keeps it.
+    tools = WOODPECKER_TOOLSETS.select(toolsets, selection.catalogue)
     warnings.extend(_line(_strip_program(w)) for w in selection.warnings)
+    if len(tools) == 0 and len(selection.catalogue) > 0:
+        warnings.append(_line(f"{TOOLSETS_VARIABLE} leaves no tools: the server will list none"))
     warnings.extend(_unknown_variables(environ))
-    return settings.model_copy(update={"tools": selection.catalogue, "warnings": tuple(warnings)})
+    return settings.model_copy(update={"tools": tools, "warnings": tuple(warnings)})
 
 
 def _check_ca_file(path: str) -> None:

@@ -56,6 +56,9 @@ class CallContext:
     answer: Answer | None = None
     request_state: str | None = None
     no_dialog: NoDialog = "client"
+    # The tools this caller was listed (an HTTP toolset header narrowed them); None: the whole
+    # catalogue. A tool outside it is unknown to this caller, as it is absent from its list.
+    listed: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +148,7 @@ class GuardedCalls:
 
         Invalid arguments, an unknown tool, a no, a bad token: a result saying so, never a write.
         """
-        if tool not in self._catalogue:
+        if tool not in self._catalogue or (ctx.listed is not None and tool not in ctx.listed):
             return Complete(
                 error_result(
                     "unknown_tool", f"Unknown tool: {flatten(tool, 60)}. Call tools/list to see the tools."

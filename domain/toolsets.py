@@ -1,0 +1,63 @@
+"""Toolsets: named groups of tools an operator (WOODPECKER_TOOLSETS) or an HTTP caller (X-MCP-Toolsets) picks.
+
+A toolset is a set of catalogue groups (`ToolSpec.group`), or `essential`, the tools marked
+essential. Choosing toolsets only ever narrows: the operator's choice narrows the catalogue
+the server registers, and a caller's header narrows that again, never beyond it. Unknown
+names are refused with one line naming the entry, like the allow and deny lists.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from domain.config import ConfigError
+from domain.tool_filter import ESSENTIAL
+from domain.tools import Catalogue
+
+TOOLSETS_VARIABLE = "WOODPECKER_TOOLSETS"
+TOOLSETS_HEADER = "X-MCP-Toolsets"
+ALL = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class Toolsets:
+    """Toolset name -> the catalogue groups it holds. `essential` and `all` are always known."""
+
+    groups: Mapping[str, frozenset[str]]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (*self.groups, ESSENTIAL, ALL)
+
+    def members(self, name: str, catalogue: Catalogue) -> frozenset[str]:
+        if name == ALL:
+            return frozenset(catalogue.names)
+        if name == ESSENTIAL:
+            return frozenset(t.name for t in catalogue if t.essential)
+        groups = self.groups[name]
+        return frozenset(t.name for t in catalogue if t.group in groups)
+
+    def parse(self, raw: str | None, where: str) -> tuple[str, ...] | None:
+        """The names in a comma list, or None when there are none (no narrowing).
+
+        Raises:
+            ConfigError: one line naming `where` and the first unknown entry, with the known names.
+        """
+        if raw is None:
+            return None
+        names = tuple(dict.fromkeys(e.strip() for e in raw.split(",") if e.strip()))
+        if not names:
+            return None
+        for name in names:
+            if name not in self.names:
+                shown = f"'{name}'" if len(name) <= 40 and name.replace("_", "").isalnum() else "an entry"
+                raise ConfigError(f"{where}: {shown} is not a toolset; choose from {', '.join(self.names)}")
+        return names
+
+    def select(self, names: tuple[str, ...] | None, catalogue: Catalogue) -> Catalogue:
+        """`catalogue` narrowed to the union of the named toolsets (all of it for None)."""
+        if names is None:
+            return catalogue
+        chosen: set[str] = set()
+        for name in names:
+            chosen |= self.members(name, catalogue)
+        return Catalogue(tuple(t for t in catalogue if t.name in chosen))
