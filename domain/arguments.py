@@ -34,6 +34,10 @@ _JSON_TYPES = {
     "array": "array",
     "object": "object",
 }
+# A maximum at or above this says nothing a model can use (ids are bounded at 2**53 - 1 only so
+# that a JSON client carries them exactly): validation still applies it, the listed schema
+# leaves it out, which keeps tools/list shorter (see bench/tool_list_bytes.py).
+_MEANINGLESS_MAXIMUM = 2**31
 _MAX_PROBLEMS = 4
 _MAX_MESSAGE = 900
 _SHOW = 40
@@ -126,7 +130,7 @@ def _param_schema(param: Param) -> dict[str, Any]:
         schema["type"] = _JSON_TYPES[param.type]
     schema["description"] = _describe(param)
     for key in _SCHEMA_KEYS:
-        if key in c:
+        if key in c and not (key == "maximum" and c[key] >= _MEANINGLESS_MAXIMUM):
             schema[key] = c[key]
     if "items" in c:
         schema["items"] = _sub_schema(c["items"])

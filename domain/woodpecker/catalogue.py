@@ -90,8 +90,8 @@ _CONFIRM_TOKEN = Param(
     "confirm_token",
     "string",
     False,
-    "Only for clients that cannot show a dialog: the token the first call of this tool returned for "
-    "exactly these arguments. Single use, valid for five minutes; leave it out otherwise.",
+    "Only without a dialog: the token this tool's first call returned for these same arguments "
+    "(single use, 5 minutes).",
     constraints={"pattern": "^[0-9a-f]{32}$"},
     sensitive=True,
 )
@@ -106,20 +106,16 @@ _PER_PAGE = Param(
     "per_page",
     "integer",
     False,
-    "Entries per page, at most 50 (Woodpecker's own cap); sent as perPage.",
+    "Entries per page, at most 50.",
     constraints={"minimum": 1, "maximum": 50, "default": 50},
 )
 _PAGING = (_PAGE, _PER_PAGE)
 
-_REPO_ID = _id(
-    "repo_id", "Woodpecker's numeric repository id, not owner/name (lookup_repository translates)."
-)
-_NUMBER = _id(
-    "number", "The pipeline's number within its repository, as the web UI shows it; not its global id."
-)
+_REPO_ID = _id("repo_id", "Numeric repository id, not owner/name (lookup_repository finds it).")
+_NUMBER = _id("number", "Pipeline number within the repository, as the web UI shows it; not its global id.")
 _STEP_ID = _id("step_id", "The step's id as get_pipeline lists it (its database id, not its pid).")
 _CRON_ID = _id("cron_id", "Cron job id, from list_crons.")
-_ORG_ID = _id("org_id", "Organization id; lookup_organization turns a name into one.")
+_ORG_ID = _id("org_id", "Organization id (lookup_organization finds it by name).")
 _AGENT_ID = _id("agent_id", "Agent id, from list_agents.")
 _FORGE_ID = _id("forge_id", "Forge id, from list_forges.")
 _USER_FORGE_ID = _id(
@@ -139,7 +135,7 @@ _SCOPE = Param(
     "scope",
     "enum",
     True,
-    "The level: repository (give repo_id), organization (give org_id) or global (no id).",
+    "repository (with repo_id), organization (with org_id) or global.",
     choices=("repository", "organization", "global"),
 )
 _SCOPE_REPO_ID = _id("repo_id", _REPO_ID.description, required=False, required_when="scope == 'repository'")

@@ -39,9 +39,12 @@ def test_input_schema_matches_the_catalogue_parameters(tool: Any) -> None:
             assert prop["type"] == "string" and prop["enum"] == list(p.choices)
         else:
             assert prop["type"] == p.type
+        listed_maximum = p.constraints.get("maximum")
+        if listed_maximum is not None and listed_maximum >= 2**31:
+            listed_maximum = None  # meaningless to a model; validation still applies it
+        assert prop.get("maximum") == listed_maximum, p.name
         for key in (
             "minimum",
-            "maximum",
             "minLength",
             "maxLength",
             "pattern",
@@ -50,6 +53,13 @@ def test_input_schema_matches_the_catalogue_parameters(tool: Any) -> None:
             "minItems",
         ):
             assert prop.get(key) == p.constraints.get(key), (p.name, key)
+
+
+def test_no_listed_schema_carries_a_meaningless_bound_and_validation_still_applies_it() -> None:
+    text = json.dumps([input_schema(t) for t in TOOLS])
+    assert "9007199254740991" not in text
+    message = _refusal("get_repository", {"repo_id": 2**53})
+    assert "repo_id" in message
 
 
 def test_no_schema_carries_the_private_cross_argument_keys() -> None:
