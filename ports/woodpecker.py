@@ -134,6 +134,12 @@ class WoodpeckerGateway(Protocol):
         """
         ...
 
+    async def read_step_log(
+        self, path: str, window: LogWindowRequest, search: LogSearchRequest, credential: Credential | None
+    ) -> tuple[LogWindow, LogSearch]:
+        """Both at once, in one pass over the log: a window and a search."""
+        ...
+
 
 class WoodpeckerError(Exception):
     """Base of every failure talking to Woodpecker. `str(e)` is safe to show a user."""

@@ -26,9 +26,14 @@ class BigLog:
     step_id: int
     lines: int
     first_id: int
+    # Lines whose text is given rather than generated, e.g. a test failure deep in the log.
+    overrides: tuple[tuple[int, str], ...] = ()
 
     def line_text(self, i: int) -> str:
         """The text of line `i` (it depends on i modulo a period, like a build that loops over modules)."""
+        for number, text in self.overrides:
+            if number == i:
+                return text
         j = i % _PERIOD
         return _TEMPLATES[j % len(_TEMPLATES)].format(
             t=j * 0.0125, m=(j * 7919) % 997, i=j, d=(j % 500) / 100, c=50 + (j % 500) / 10, k=1 + j % 9
@@ -49,9 +54,12 @@ class BigLog:
             base64.b64encode(self.line_text(j).encode("utf-8")).decode("ascii")
             for j in range(min(_PERIOD, self.lines))
         ]
+        given = {i: base64.b64encode(text.encode("utf-8")).decode("ascii") for i, text in self.overrides}
         yield b"["
         for start in range(0, self.lines, CHUNK_ENTRIES):
             end = min(start + CHUNK_ENTRIES, self.lines)
-            body = ",".join(self.entry_json(i, encoded[i % _PERIOD]) for i in range(start, end))
+            body = ",".join(
+                self.entry_json(i, given.get(i) or encoded[i % _PERIOD]) for i in range(start, end)
+            )
             yield (body if start == 0 else "," + body).encode("ascii")
         yield b"]"

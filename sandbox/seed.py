@@ -61,6 +61,12 @@ BIG_LOG_STEPS: dict[int, tuple[int, int, int]] = {
     1_000_000: (BENCH_REPO_ID, BENCH_PIPELINE_NUMBER, 60105),
 }
 BIG_LOG_EXIT_CODES: dict[int, int] = {10_000: 0, 200_000: 0, 1_000_000: 2}
+# A pipeline that failed in two workflows; its test step printed 200,000 lines, the failing test
+# 50,000 lines before the end (what get_pipeline_failure_summary and search_step_logs must find).
+FAILED_TWICE_NUMBER = 2
+FAILED_TWICE_LOG_STEP = 60203
+FAILED_TWICE_LINE = 150_000
+FAILED_TWICE_TEST = "--- FAIL: TestCheckout/charges_once (0.03s)"
 
 T0 = 1_760_000_000
 FORGE_URL = "https://forge.example.org"
@@ -534,6 +540,54 @@ def seed(world: World, tokens: dict[str, str]) -> None:
     for lines, (_, _, step_id) in BIG_LOG_STEPS.items():
         assert any(s.id == step_id for s in bench_pipeline.steps()), "bench step ids drifted"
         world.big_logs[step_id] = BigLog(step_id=step_id, lines=lines, first_id=step_id * 10_000_000)
+    failed_twice = _add_pipeline(
+        world,
+        bench,
+        FAILED_TWICE_NUMBER,
+        event="push",
+        status="failure",
+        branch="main",
+        message="checkout: retry the payment once",
+        author="ada",
+        workflows=[
+            (
+                "linux",
+                "failure",
+                [
+                    ("clone", "clone", "success", 0, _ok("+ git fetch origin")),
+                    ("test", "commands", "failure", 1, None),
+                ],
+            ),
+            (
+                "windows",
+                "failure",
+                [
+                    (
+                        "build",
+                        "commands",
+                        "failure",
+                        2,
+                        _ok(
+                            "+ go build ./...",
+                            "# acme/bench/payment",
+                            "payment/retry.go:41:9: error: undefined: chargeAgain",
+                            "exit status 2",
+                        ),
+                    )
+                ],
+            ),
+        ],
+    )
+    assert any(s.id == FAILED_TWICE_LOG_STEP for s in failed_twice.steps()), "failed_twice step ids drifted"
+    world.big_logs[FAILED_TWICE_LOG_STEP] = BigLog(
+        step_id=FAILED_TWICE_LOG_STEP,
+        lines=200_000,
+        first_id=FAILED_TWICE_LOG_STEP * 10_000_000,
+        overrides=(
+            (FAILED_TWICE_LINE, FAILED_TWICE_TEST),
+            (FAILED_TWICE_LINE + 1, "    checkout_test.go:88: charged 2 times, want 1"),
+        ),
+    )
 
     # ------------------------------------------------------------------ secrets, registries, crons
     def secret(sid: int, org_id: int, repo_id: int, name: str, events: list[str], images: list[str]) -> None:

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, unquote
 import anyio
 import httpx
 
-from adapters.woodpecker_httpx.log_read import CompiledSearch, SearchReader, WindowReader
+from adapters.woodpecker_httpx.log_read import BothReaders, CompiledSearch, SearchReader, WindowReader
 from adapters.woodpecker_httpx.log_stream import LogScanner, LooksLikeHtml, MalformedLog
 from ports.woodpecker import (
     ApiCall,
@@ -371,7 +371,21 @@ class HttpxWoodpeckerGateway:
             body += chunk
         return bytes(body)
 
-    async def _read_log(self, response: httpx.Response, reader: WindowReader | SearchReader) -> None:
+    async def read_step_log(
+        self, path: str, window: LogWindowRequest, search: LogSearchRequest, credential: Credential | None
+    ) -> tuple[LogWindow, LogSearch]:
+        compiled = CompiledSearch(search)
+
+        async def consume(response: httpx.Response) -> tuple[LogWindow, LogSearch]:
+            both = BothReaders(WindowReader(window), SearchReader(search, compiled))
+            await self._read_log(response, both)
+            return both.window.result(), both.search.result()
+
+        return await self._exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
+
+    async def _read_log(
+        self, response: httpx.Response, reader: WindowReader | SearchReader | BothReaders
+    ) -> None:
         """Stream the log through the byte-level scanner into `reader` (see the ADR "Read step logs at byte level, search them with RE2")."""
         if _is_html_type(response):
             _serves_web_ui()

@@ -281,3 +281,14 @@ def _is_utf8(block: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+class BothReaders:
+    """A window and a search fed from the same pass over the log."""
+
+    def __init__(self, window: WindowReader, search: SearchReader) -> None:
+        self.window, self.search = window, search
+
+    def feed(self, batch: Batch) -> None:
+        self.window.feed(batch)
+        self.search.feed(batch)

@@ -2540,7 +2540,29 @@ _SEARCH_STEP_LOGS = _read(
     notes=("The log is read once as it streams; memory is bounded by the matches kept.",),
 )
 
-ADDED_TOOLS: tuple[ToolSpec, ...] = (_SEARCH_STEP_LOGS,)
+_PIPELINE_FAILURE_SUMMARY = _read(
+    "get_pipeline_failure_summary",
+    group="pipelines",
+    untrusted_output=True,
+    description=(
+        "Says why a pipeline failed in one call: every failed or killed step of every workflow with its "
+        "exit code, the log lines that look like errors (failed tests, error:, panic:, tracebacks, FAIL) "
+        "and its last lines, in one size budget shared fairly. Says what it left out and which call reads more."
+    ),
+    params=(_REPO_ID, _NUMBER),
+    endpoints=(
+        Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),
+        Endpoint(
+            "GET", "/api/repos/{repo_id}/logs/{number}/{step_id}", when="once per failed or killed step"
+        ),
+    ),
+    notes=(
+        "Each failed step's log is read once: its last 30 lines and up to 20 error-looking lines (all are "
+        "counted); the list of error signs is domain/woodpecker/results/failures.py's ERROR_SIGNS.",
+    ),
+)
+
+ADDED_TOOLS: tuple[ToolSpec, ...] = (_SEARCH_STEP_LOGS, _PIPELINE_FAILURE_SUMMARY)
 # Parameters added to tools of the shared catalogue, after its own (which keep their order).
 ADDED_PARAMS: Mapping[str, tuple[Param, ...]] = {"get_step_logs": (_FROM_LINE, _TO_LINE)}
 

@@ -197,6 +197,7 @@ class ToolRunner:
             "get_server_info": self._server_info,
             "get_step_logs": self._step_logs,
             "search_step_logs": self._search_step_logs,
+            "get_pipeline_failure_summary": self._failure_summary,
             "create_user": self._create_user,
             "update_user": self._update_user,
             "update_agent": self._update_agent,
@@ -272,6 +273,33 @@ class ToolRunner:
         return results.shape_search(
             spec, args, matches, found.total_matches, found.total_lines, step, budget=self.log_budget
         )
+
+    async def _failure_summary(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        pipeline = (await self._send(requests.pipeline(args), cred)).data
+        if not isinstance(pipeline, Mapping):
+            raise BadResponse("Woodpecker answered the pipeline in an unexpected shape.")
+        window = LogWindowRequest(results.TAIL_LINES)
+        search = LogSearchRequest(results.ERROR_PATTERN, max_matches=results.ERROR_LINES)
+        failures = []
+        for workflow, step in results.failed_steps(pipeline):
+            path = requests.step_log_path({**args, "step_id": step.get("id")})
+            try:
+                last, found = await self.gateway.read_step_log(path, window, search, cred)
+            except WoodpeckerError as e:
+                # One unreadable log (deleted, too large) must not hide the other failures.
+                failures.append(results.StepFailure(workflow, step, unreadable=str(e)))
+                continue
+            failures.append(
+                results.StepFailure(
+                    workflow,
+                    step,
+                    errors=[LogPiece(m.line.number, m.line.text) for m in found.matches],
+                    error_count=found.total_matches,
+                    last=[LogPiece(line.number, line.text) for line in last.lines],
+                    total_lines=last.total_lines,
+                )
+            )
+        return results.shape_failure_summary(spec, args, pipeline, failures, budget=self.log_budget)
 
     async def _create_user(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
         created = await self._send(requests.plan(spec, args), cred)

@@ -14,20 +14,27 @@ from domain.woodpecker import results
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import (
     AGENT_TOKEN_MARKER,
+    ERROR_PATTERN,
     UNTRUSTED_WARNING,
     LogHit,
     LogPiece,
     Shaped,
+    StepFailure,
     fit_prefix,
     output_schema,
     shape,
+    shape_failure_summary,
     shape_logs,
     shape_search,
     size,
 )
 
 TOOLS = list(WOODPECKER_TOOLS)
-SHAPED_BY_SHAPE = [t for t in TOOLS if t.name not in ("get_step_logs", "search_step_logs", "get_server_info")]
+SHAPED_BY_SHAPE = [
+    t
+    for t in TOOLS
+    if t.name not in ("get_step_logs", "search_step_logs", "get_pipeline_failure_summary", "get_server_info")
+]
 
 MINIMAL_ARGS: dict[str, dict[str, Any]] = {}
 
@@ -349,3 +356,57 @@ def test_a_failed_move_warns_that_it_has_probably_happened() -> None:
         move, {"repo_id": 1, "to": "a/b"}, kind="server_error", message="500", status=500
     ).text
     assert "get_repository" in text and "twice" in text and "3.11" in text
+
+
+SUMMARY_TOOL = WOODPECKER_TOOLS.get("get_pipeline_failure_summary")
+
+
+def _failure(name: str, errors: int, last: int, width: int = 60) -> StepFailure:
+    return StepFailure(
+        name,
+        {"id": len(name), "name": name, "state": "failure", "exit_code": 1},
+        errors=[LogPiece(n, f"error: {n} " + "e" * width) for n in range(errors)],
+        error_count=errors,
+        last=[LogPiece(1000 + n, "x" * width) for n in range(last)],
+        total_lines=5000,
+    )
+
+
+def test_a_failure_summary_shares_one_budget_fairly_and_says_what_it_left_out() -> None:
+    args = {"repo_id": 1, "number": 2}
+    small, huge = _failure("lint", 1, 2), _failure("test", 20, 30, width=3000)
+    shaped = shape_failure_summary(SUMMARY_TOOL, args, {"number": 2, "status": "failure"}, [small, huge])
+    s = shaped.structured
+    assert size(s) <= results.LOG_BUDGET
+    lint, test = s["failed_steps"]
+    # The short failure is whole; the long one gets the rest of the budget, not just half of it.
+    assert len(lint["error_lines"]) == 1 and len(lint["last_lines"]) == 2
+    assert size(test) > results.LOG_BUDGET // 2
+    assert test["left_out"]["error_lines"] == 20 - len(test["error_lines"])
+    assert "search_step_logs(repo_id=1, number=2, step_id=4" in test["read_more"]
+    assert "error: 0" in shaped.text and "Not shown" in shaped.text
+    jsonschema.Draft202012Validator(output_schema(SUMMARY_TOOL)).validate(s)
+
+
+@pytest.mark.parametrize(
+    ("line", "sign"),
+    [
+        ("--- FAIL: TestLogin (0.01s)", True),
+        ("FAIL\tacme/web\t0.42s", True),
+        ("FAILED tests/test_api.py::test_login - assert 500 == 200", True),
+        ("src/main.rs:4:5: error[E0425]: cannot find value", True),
+        ("panic: runtime error: index out of range", True),
+        ("Traceback (most recent call last):", True),
+        ("java.lang.IllegalStateException: closed", True),
+        ("npm ERR! code ELIFECYCLE", True),
+        ("make: *** [Makefile:12: test] Error 1", True),
+        ("exit status 2", True),
+        ("ok  acme/web 0.12s", False),
+        ("--- PASS: TestLogin (0.01s)", False),
+        ("0 errors, 0 failures", False),
+    ],
+)
+def test_the_documented_error_signs_match_error_lines_and_not_ordinary_ones(line: str, sign: bool) -> None:
+    import re2
+
+    assert (re2.search(ERROR_PATTERN, line) is not None) is sign

@@ -21,12 +21,12 @@ def _error(allow: str | None = None, deny: str | None = None, read_only: bool = 
     return str(caught.value)
 
 
-def test_without_settings_all_72_tools_are_registered() -> None:
-    assert len(_names()) == 72
+def test_without_settings_all_73_tools_are_registered() -> None:
+    assert len(_names()) == 73
 
 
-def test_read_only_alone_registers_the_35_read_tools() -> None:
-    assert _names(read_only=True) == READS and len(READS) == 35
+def test_read_only_alone_registers_the_36_read_tools() -> None:
+    assert _names(read_only=True) == READS and len(READS) == 36
 
 
 def test_essential_registers_the_8_essential_tools() -> None:

@@ -1,4 +1,4 @@
-"""All 72 tools through a real MCP client against the sandbox: a success and a hinted failure each, over stdio and HTTP.
+"""All 73 tools through a real MCP client against the sandbox: a success and a hinted failure each, over stdio and HTTP.
 
 The cases are the ToolRunner's (tests/use_cases/test_tools_sandbox.py); here they travel the
 whole way: SDK client -> transport -> our server -> httpx -> the simulated Woodpecker. Each

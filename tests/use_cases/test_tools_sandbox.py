@@ -1,4 +1,4 @@
-"""Every one of the 72 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
+"""Every one of the 73 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
 
 from collections.abc import Callable
 from typing import Any
@@ -148,6 +148,16 @@ SUCCESS: list[tuple[str, str | None, dict[str, Any], Check]] = [
             and s["matches"][0]["line"] == 2
             and s["matches"][0]["text"] == "--- FAIL: TestLogin (0.01s)"
             and [x["line"] for x in s["matches"][0]["before"] + s["matches"][0]["after"]] == [1, 3]
+        ),
+    ),
+    (
+        "get_pipeline_failure_summary",
+        "ada",
+        {"repo_id": 1, "number": 2},
+        lambda s: (
+            [step["name"] for step in s["failed_steps"]] == ["test"]
+            and s["failed_steps"][0]["exit_code"] == 1
+            and "--- FAIL: TestLogin (0.01s)" in [e["text"] for e in s["failed_steps"][0]["error_lines"]]
         ),
     ),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 2, "step_id": 10204}, lambda s: s["done"] is True),
@@ -343,6 +353,7 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
     ("decline_pipeline", "ada", {"repo_id": 1, "number": 1}, "server_error", "get_pipeline"),
     ("delete_pipeline", "ada", {"repo_id": 1, "number": 13}, "rejected", "422"),
     ("get_step_logs", "ada", {"repo_id": 1, "number": 3, "step_id": 10204}, "not_found", "get_pipeline"),
+    ("get_pipeline_failure_summary", "ada", {"repo_id": 1, "number": 999}, "not_found", "404"),
     (
         "search_step_logs",
         "ada",

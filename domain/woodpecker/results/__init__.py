@@ -10,6 +10,15 @@ from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_obje
 from domain.woodpecker.results.configs import CONFIG_FILE_BYTES, CONFIG_FILES, decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, Shaped, ShapeError
 from domain.woodpecker.results.errors import SETUP, SETUP_WITHOUT_LOGIN, failed_repos, failure
+from domain.woodpecker.results.failures import (
+    ERROR_LINES,
+    ERROR_PATTERN,
+    ERROR_SIGNS,
+    TAIL_LINES,
+    StepFailure,
+    failed_steps,
+    shape_failure_summary,
+)
 from domain.woodpecker.results.kinds import ACTIONS, LISTS, LOG_TOOL, OBJECTS, SEARCH_TOOL, VALUES
 from domain.woodpecker.results.logs import LINE_CAP, LogHit, LogPiece, shape_logs, shape_search
 from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, redact, target
@@ -18,6 +27,13 @@ from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, shape, shape_serve
 from domain.woodpecker.results.text import log_text, strip_terminal
 
 __all__ = [
+    "ERROR_LINES",
+    "ERROR_PATTERN",
+    "ERROR_SIGNS",
+    "TAIL_LINES",
+    "StepFailure",
+    "failed_steps",
+    "shape_failure_summary",
     "ACTIONS",
     "AGENT_TOKEN_MARKER",
     "CONFIG_FILES",

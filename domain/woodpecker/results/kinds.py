@@ -111,3 +111,4 @@ ACTIONS: Mapping[str, str] = {
 
 LOG_TOOL = "get_step_logs"  # a window of lines, shaped by shape_logs
 SEARCH_TOOL = "search_step_logs"  # matching lines with context, shaped by shape_search
+SUMMARY_TOOL = "get_pipeline_failure_summary"  # failed steps and their lines, shaped by shape_failure_summary

@@ -3,7 +3,16 @@
 from typing import Any
 
 from domain.tools import ToolSpec
-from domain.woodpecker.results.kinds import ACTIONS, FILTERED, LISTS, LOG_TOOL, OBJECTS, SEARCH_TOOL, VALUES
+from domain.woodpecker.results.kinds import (
+    ACTIONS,
+    FILTERED,
+    LISTS,
+    LOG_TOOL,
+    OBJECTS,
+    SEARCH_TOOL,
+    SUMMARY_TOOL,
+    VALUES,
+)
 
 _OPEN_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
 
@@ -50,6 +59,8 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
         props.update(_LOG_PROPERTIES)
     elif name == SEARCH_TOOL:
         props.update(_SEARCH_PROPERTIES)
+    elif name == SUMMARY_TOOL:
+        props.update(_SUMMARY_PROPERTIES)
     props["note"] = {"type": "string"}
     if tool.untrusted_output:
         props["untrusted"] = {"type": "boolean", "const": True}
@@ -113,4 +124,34 @@ _SEARCH_PROPERTIES: dict[str, Any] = {
     "step": {"type": "object", "additionalProperties": True},
     "exit_code": {"type": ["integer", "null"]},
     "state": {"type": ["string", "null"]},
+}
+
+_SUMMARY_PROPERTIES: dict[str, Any] = {
+    "pipeline": {"type": "object", "additionalProperties": True},
+    "failed_step_count": {"type": "integer"},
+    "error_signs": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "What counts as an error-looking line.",
+    },
+    "failed_steps": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "workflow": {"type": "string"},
+                "step_id": {"type": ["integer", "null"]},
+                "name": {"type": ["string", "null"]},
+                "state": {"type": ["string", "null"]},
+                "exit_code": {"type": ["integer", "null"]},
+                "total_lines": {"type": "integer"},
+                "error_lines_found": {"type": "integer"},
+                "error_lines": {"type": "array", "items": _LINE},
+                "last_lines": {"type": "array", "items": _LINE},
+                "left_out": {"type": "object", "additionalProperties": True},
+                "read_more": {"type": "string", "description": "The call that reads what was left out."},
+                "log_unreadable": {"type": "string"},
+            },
+        },
+    },
 }

@@ -1,0 +1,189 @@
+"""A failed pipeline's failed steps in one result: exit codes, error-looking lines and last lines, one budget shared fairly."""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from domain.tools import ToolSpec
+from domain.woodpecker.results.budget import LOG_BUDGET, size
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped, warned
+from domain.woodpecker.results.logs import LINE_CAP, LogPiece
+from domain.woodpecker.results.text import cut, log_text, short
+
+# What "looks like an error" in a build log: one RE2 alternative per kind of tool output, matched
+# within each line (docs/tools.md lists them under get_pipeline_failure_summary).
+ERROR_SIGNS: tuple[tuple[str, str], ...] = (
+    ("a failed Go test", r"--- FAIL: "),
+    ("a test runner's FAIL line (go test, jest)", r"^\s*FAIL\b"),
+    ("pytest's summary of a failed test", r"^FAILED "),
+    ("error: from a compiler, linter or tool (gcc, rustc, go vet, git)", r"(?i:\berror(?:\[[A-Z]*\d+\])?:)"),
+    ("a Go panic", r"\bpanic:"),
+    ("a Python traceback", r"Traceback \(most recent call last\)"),
+    (
+        "an exception or error with its message (Java, Python, JavaScript)",
+        r"\b[A-Za-z_.$]*(?:Exception|Error): ",
+    ),
+    ("fatal:", r"(?i:\bfatal(?: error)?:)"),
+    ("npm's errors", r"npm ERR!"),
+    ("Maven and Gradle failures", r"\[ERROR\]|BUILD FAILURE|BUILD FAILED|FAILURE: Build failed"),
+    ("a crashed process", r"Segmentation fault|core dumped|Killed\s*$"),
+    ("make giving up", r"make(?:\[\d+\])?: \*\*\*"),
+    ("a non-zero exit status", r"\bexit (?:status|code) [1-9]"),
+)
+ERROR_PATTERN = "|".join(f"(?:{pattern})" for _, pattern in ERROR_SIGNS)
+FAILED_STATES = ("failure", "killed", "error")
+TAIL_LINES = 30  # last lines read per failed step
+ERROR_LINES = 20  # error-looking lines kept per failed step (all are counted)
+TEXT_LINE_CAP = 300  # characters of one log line in the text (the structured result has up to LINE_CAP)
+
+
+@dataclass(frozen=True, slots=True)
+class StepFailure:
+    """One failed step, what its log showed, or why it could not be read."""
+
+    workflow: str
+    step: Mapping[str, Any]
+    errors: Sequence[LogPiece] = ()
+    error_count: int = 0
+    last: Sequence[LogPiece] = ()
+    total_lines: int = 0
+    unreadable: str | None = None
+
+
+def failed_steps(pipeline: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """(workflow name, step) for every step in a failed state, in the pipeline's order."""
+    out = []
+    for workflow in pipeline.get("workflows") or []:
+        if not isinstance(workflow, Mapping):
+            continue
+        for step in workflow.get("children") or []:
+            if isinstance(step, Mapping) and step.get("state") in FAILED_STATES:
+                out.append((str(workflow.get("name", "")), step))
+    return out
+
+
+def _line(piece: LogPiece) -> dict[str, Any]:
+    text = log_text(piece.text)
+    return {"line": piece.number, "text": cut(text, LINE_CAP) if len(text) > LINE_CAP else text}
+
+
+def _entry(failure: StepFailure) -> dict[str, Any]:
+    step = failure.step
+    out: dict[str, Any] = {
+        "workflow": failure.workflow,
+        "step_id": step.get("id"),
+        "name": step.get("name"),
+        "state": step.get("state"),
+        "exit_code": step.get("exit_code"),
+        "total_lines": failure.total_lines,
+        "error_lines_found": failure.error_count,
+        "error_lines": [_line(p) for p in failure.errors],
+        "last_lines": [_line(p) for p in failure.last],
+    }
+    if failure.unreadable:
+        out["log_unreadable"] = failure.unreadable
+    return out
+
+
+def _fit(entry: dict[str, Any], room: int) -> dict[str, Any]:
+    """The entry under `room` bytes: the oldest last lines go first, then the latest error lines."""
+    errors, last = list(entry["error_lines"]), list(entry["last_lines"])
+    while size({**entry, "error_lines": errors, "last_lines": last}) > room and (errors or last):
+        if last and (len(last) > 3 or not errors):
+            last.pop(0)
+        else:
+            errors.pop()
+    return {**entry, "error_lines": errors, "last_lines": last}
+
+
+def _read_more(args: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
+    where = f"repo_id={args.get('repo_id')}, number={args.get('number')}, step_id={entry['step_id']}"
+    return (
+        f"search_step_logs({where}, pattern=...) finds any line; get_step_logs({where}, from_line=N) "
+        "reads around one"
+    )
+
+
+def shape_failure_summary(
+    tool: ToolSpec,
+    args: Mapping[str, Any],
+    pipeline: Mapping[str, Any],
+    failures: Sequence[StepFailure],
+    *,
+    budget: int = LOG_BUDGET,
+) -> Shaped:
+    """Every failed step with its exit code, error-looking lines and last lines, sharing `budget` fairly.
+
+    Each step first gets an equal share; what a step does not need goes to the others
+    (water-filling), so a short failure never starves a long one of room it could use.
+    """
+    header: dict[str, Any] = {
+        **UNTRUSTED_MARKERS,
+        "pipeline": {
+            k: pipeline[k] for k in ("number", "status", "event", "branch", "commit") if k in pipeline
+        },
+        "failed_step_count": len(failures),
+        "error_signs": [name for name, _ in ERROR_SIGNS],
+        "failed_steps": [],
+    }
+    entries = [_entry(f) for f in failures]
+    room = max(budget - size(header) - 200, 0)
+    needs = [size(e) + 1 for e in entries]
+    shares = [0] * len(entries)
+    left, pending = room, sorted(range(len(entries)), key=lambda i: needs[i])
+    while pending:
+        fair = left // len(pending)
+        i = pending.pop(0)
+        shares[i] = min(needs[i], fair)
+        left -= shares[i]
+    fitted = []
+    for entry, share in zip(entries, shares, strict=True):
+        kept = _fit(entry, share)
+        left_out = {
+            # Found but not shown: past the per-step cap, or cut for the budget.
+            "error_lines": entry["error_lines_found"] - len(kept["error_lines"]),
+            # Lines of the log shown neither as an error line nor as a last line.
+            "other_lines": max(entry["total_lines"] - len(kept["last_lines"]) - len(kept["error_lines"]), 0),
+        }
+        if any(left_out.values()):
+            kept["left_out"] = left_out
+            kept["read_more"] = _read_more(args, entry)
+        fitted.append(kept)
+    out = {**header, "failed_steps": fitted}
+    return Shaped(out, warned(_text(args, pipeline, fitted)))
+
+
+def _short_line(text: str) -> str:
+    return cut(text, TEXT_LINE_CAP) if len(text) > TEXT_LINE_CAP else text
+
+
+def _text(args: Mapping[str, Any], pipeline: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> str:
+    what = f"Pipeline {args.get('number')} of repository {args.get('repo_id')}"
+    status = short(pipeline.get("status", "unknown"))
+    if not steps:
+        return (
+            f"{what} has status {status} and no failed or killed step (a config error or a decline fails a "
+            "pipeline without one; get_pipeline shows its errors)."
+        )
+    parts = [f"{what} has status {status}; {len(steps)} failed or killed step(s):"]
+    for s in steps:
+        head = (
+            f"- {short(s['workflow'])}/{short(s['name'])} (step_id {s['step_id']}): {s['state']}, exit code "
+            f"{s['exit_code']}, {s['total_lines']} log lines"
+        )
+        if s.get("log_unreadable"):
+            head += f"; log not read: {s['log_unreadable']}"
+        parts.append(head + ".")
+        if s["error_lines"]:
+            parts.append(f"  Error-looking lines ({s['error_lines_found']} found):")
+            parts += [f"  {e['line']}: {_short_line(e['text'])}" for e in s["error_lines"][:8]]
+        if s["last_lines"]:
+            parts.append("  Last lines:")
+            parts += [f"  {e['line']}: {_short_line(e['text'])}" for e in s["last_lines"][-5:]]
+        if "read_more" in s:
+            left = s["left_out"]
+            parts.append(
+                f"  Not shown: {left['error_lines']} more error-looking lines and {left['other_lines']} other "
+                f"lines; {s['read_more']}."
+            )
+    return "\n".join(parts)

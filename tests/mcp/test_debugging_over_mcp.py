@@ -1,0 +1,81 @@
+"""Debugging a failed pipeline over a real MCP client against the sandbox: search a huge log, summarise every failure.
+
+The sandbox's pipeline 2 of the bench repository failed in two workflows; its test step printed
+200,000 lines with the failing test 50,000 lines before the end, far outside the default
+last-200-lines window of get_step_logs.
+"""
+
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from sandbox.seed import (
+    BENCH_REPO_ID,
+    FAILED_TWICE_LINE,
+    FAILED_TWICE_LOG_STEP,
+    FAILED_TWICE_NUMBER,
+    FAILED_TWICE_TEST,
+)
+from sandbox.server import Sandbox
+from tests.fixtures.mcp import server_command, server_environment
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+def stdio(sandbox: Sandbox) -> Client:
+    command, args = server_command()
+    env = server_environment(sandbox.url, sandbox.admin_token)
+    return Client(StdioServerParameters(command=command, args=args, env=env), mode="legacy")
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(part.text for part in result.content if getattr(part, "text", None))
+
+
+async def test_a_failure_50000_lines_before_the_end_of_a_200000_line_log_is_found_by_search(
+    sandbox: Sandbox,
+) -> None:
+    with anyio.fail_after(120):
+        async with stdio(sandbox) as client:
+            result = await client.call_tool(
+                "search_step_logs",
+                {
+                    "repo_id": BENCH_REPO_ID,
+                    "number": FAILED_TWICE_NUMBER,
+                    "step_id": FAILED_TWICE_LOG_STEP,
+                    "pattern": "--- FAIL:",
+                    "context": 2,
+                },
+            )
+    assert not result.is_error, text_of(result)
+    found = result.structured_content or {}
+    assert (found["total_lines"], found["total_matches"]) == (200_000, 1)
+    [match] = found["matches"]
+    assert (match["line"], match["text"]) == (FAILED_TWICE_LINE, FAILED_TWICE_TEST)
+    assert [x["line"] for x in match["before"]] == [FAILED_TWICE_LINE - 2, FAILED_TWICE_LINE - 1]
+    assert match["after"][0]["text"] == "    checkout_test.go:88: charged 2 times, want 1"
+    assert str(FAILED_TWICE_LINE) in text_of(result)
+
+
+async def test_one_summary_names_both_failed_steps_of_two_workflows_and_the_deep_failure(
+    sandbox: Sandbox,
+) -> None:
+    with anyio.fail_after(120):
+        async with stdio(sandbox) as client:
+            result = await client.call_tool(
+                "get_pipeline_failure_summary", {"repo_id": BENCH_REPO_ID, "number": FAILED_TWICE_NUMBER}
+            )
+    assert not result.is_error, text_of(result)
+    summary = result.structured_content or {}
+    steps = {(s["workflow"], s["name"]): s for s in summary["failed_steps"]}
+    assert set(steps) == {("linux", "test"), ("windows", "build")}
+    test, build = steps[("linux", "test")], steps[("windows", "build")]
+    assert (test["exit_code"], build["exit_code"]) == (1, 2)
+    assert {"line": FAILED_TWICE_LINE, "text": FAILED_TWICE_TEST} in test["error_lines"]
+    assert test["last_lines"][-1]["line"] == 199_999 and test["total_lines"] == 200_000
+    assert any("error: undefined: chargeAgain" in e["text"] for e in build["error_lines"])
+    assert "search_step_logs" in test["read_more"]
+    text = text_of(result)
+    assert FAILED_TWICE_TEST in text and "chargeAgain" in text and "Not shown" in text
