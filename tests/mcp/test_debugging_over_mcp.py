@@ -24,10 +24,15 @@ from tests.fixtures.mcp import server_command, server_environment
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
-def stdio(sandbox: Sandbox) -> Client:
+async def call(sandbox: Sandbox, tool: str, arguments: dict[str, Any]) -> Any:
+    """One tool call from a real MCP client to a server spawned on stdio, acting as the admin."""
     command, args = server_command()
     env = server_environment(sandbox.url, sandbox.admin_token)
-    return Client(StdioServerParameters(command=command, args=args, env=env), mode="legacy")
+    with anyio.fail_after(120):
+        async with Client(
+            StdioServerParameters(command=command, args=args, env=env), mode="legacy"
+        ) as client:
+            return await client.call_tool(tool, arguments)
 
 
 def text_of(result: Any) -> str:
@@ -37,18 +42,8 @@ def text_of(result: Any) -> str:
 async def test_a_failure_50000_lines_before_the_end_of_a_200000_line_log_is_found_by_search(
     sandbox: Sandbox,
 ) -> None:
-    with anyio.fail_after(120):
-        async with stdio(sandbox) as client:
-            result = await client.call_tool(
-                "search_step_logs",
-                {
-                    "repo_id": BENCH_REPO_ID,
-                    "number": FAILED_TWICE_NUMBER,
-                    "step_id": FAILED_TWICE_LOG_STEP,
-                    "pattern": "--- FAIL:",
-                    "context": 2,
-                },
-            )
+    where = {"repo_id": BENCH_REPO_ID, "number": FAILED_TWICE_NUMBER, "step_id": FAILED_TWICE_LOG_STEP}
+    result = await call(sandbox, "search_step_logs", {**where, "pattern": "--- FAIL:", "context": 2})
     assert not result.is_error, text_of(result)
     found = result.structured_content or {}
     assert (found["total_lines"], found["total_matches"]) == (200_000, 1)
@@ -62,11 +57,9 @@ async def test_a_failure_50000_lines_before_the_end_of_a_200000_line_log_is_foun
 async def test_one_summary_names_both_failed_steps_of_two_workflows_and_the_deep_failure(
     sandbox: Sandbox,
 ) -> None:
-    with anyio.fail_after(120):
-        async with stdio(sandbox) as client:
-            result = await client.call_tool(
-                "get_pipeline_failure_summary", {"repo_id": BENCH_REPO_ID, "number": FAILED_TWICE_NUMBER}
-            )
+    result = await call(
+        sandbox, "get_pipeline_failure_summary", {"repo_id": BENCH_REPO_ID, "number": FAILED_TWICE_NUMBER}
+    )
     assert not result.is_error, text_of(result)
     summary = result.structured_content or {}
     steps = {(s["workflow"], s["name"]): s for s in summary["failed_steps"]}
