@@ -1,4 +1,6 @@
-"""Parsing the boolean settings: ELICITATION (on unless exactly false) and the other flags (off unless exactly true)."""
+"""Parsing the settings with a fixed set of values: ELICITATION (on unless exactly false), the other flags (off unless exactly true) and WOODPECKER_MCP_TEXT."""
+
+from typing import Literal
 
 ELICITATION_VARIABLE = "ELICITATION"
 ELICITATION_OFF_LINE = "woodpecker-ci-mcp: ELICITATION=false — guarded tools fall back to the two-call token"
@@ -49,3 +51,26 @@ def parse_flag(name: str, raw: str | None) -> bool:
     if raw == "true":
         return True
     raise ConfigError(f"{name} must be exactly true or false (lower case, no spaces); {_shown(raw)}")
+
+
+TEXT_VARIABLE = "WOODPECKER_MCP_TEXT"
+
+
+def parse_text_mode(raw: str | None) -> Literal["full", "summary"]:
+    """`WOODPECKER_MCP_TEXT`: what a result's text content carries. Unset or empty means `full`
+    (the warning, the summary and all the data); `summary` keeps only the warning and the summary
+    line, for an operator whose clients all read `structuredContent`.
+
+    Lower case and nothing else (surrounding spaces are trimmed, like every value but the flags):
+    a typo must not silently change what every model reads.
+
+    Raises:
+        ConfigError: the value is neither `full` nor `summary`.
+    """
+    if raw is None or raw == "" or raw == "full":
+        return "full"
+    if raw == "summary":
+        return "summary"
+    raise ConfigError(
+        f"{TEXT_VARIABLE} must be full or summary (lower case; unset means full); {_shown(raw)}"
+    )

@@ -96,7 +96,11 @@ def _runner(
     tools: Catalogue, gateway: WoodpeckerGateway, settings: Settings, credential: Credential | None
 ) -> ToolRunner:
     return ToolRunner(
-        tools, gateway, configured=settings.woodpecker_url is not None, default_credential=credential
+        tools,
+        gateway,
+        configured=settings.woodpecker_url is not None,
+        default_credential=credential,
+        text=settings.text,
     )
 
 

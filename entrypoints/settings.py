@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from domain.config import ConfigError, parse_elicitation, parse_flag
+from domain.config import ConfigError, parse_elicitation, parse_flag, parse_text_mode
 from domain.tool_filter import select_tools
 from domain.tools import Catalogue
 from domain.toolsets import TOOLSETS_VARIABLE
@@ -68,6 +68,11 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
     ),
     ("WOODPECKER_CA_FILE", "none", "PEM file of the private CA that signed Woodpecker's certificate"),
     ("ELICITATION", "true", "`false`: guarded tools use the two-call token instead of a dialog"),
+    (
+        "WOODPECKER_MCP_TEXT",
+        "full",
+        "`summary`: result text is the summary line only (for clients that read structuredContent)",
+    ),
     ("WOODPECKER_MCP_SEAL_KEYS", "random", "comma list of base64 keys (>= 32 bytes); first seals, all open"),
     ("WOODPECKER_MCP_AUDIT_FILE", "stderr", "append the audit trail (JSON lines) to this file"),
     (
@@ -129,6 +134,7 @@ class Settings(BaseModel):
     insecure_tls: bool = Field(default=False, validation_alias="WOODPECKER_INSECURE_TLS")
     ca_file: str | None = Field(default=None, validation_alias="WOODPECKER_CA_FILE")
     elicitation: bool = Field(default=True, validation_alias="ELICITATION")
+    text: Literal["full", "summary"] = Field(default="full", validation_alias="WOODPECKER_MCP_TEXT")
     seal_keys: tuple[bytes, ...] = Field(default=(), validation_alias="WOODPECKER_MCP_SEAL_KEYS", repr=False)
     audit_file: str | None = Field(default=None, validation_alias="WOODPECKER_MCP_AUDIT_FILE")
     token_store: str = Field(default="memory", validation_alias="WOODPECKER_MCP_TOKEN_STORE", repr=False)
@@ -161,6 +167,14 @@ class Settings(BaseModel):
             return raw
         try:
             return parse_elicitation(None if raw is None else str(raw))
+        except ConfigError as e:
+            raise ValueError(_strip_program(str(e))) from None
+
+    @field_validator("text", mode="before")
+    @classmethod
+    def _text(cls, raw: object) -> str:
+        try:
+            return parse_text_mode(None if raw is None else str(raw))
         except ConfigError as e:
             raise ValueError(_strip_program(str(e))) from None
 

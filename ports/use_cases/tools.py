@@ -85,12 +85,15 @@ class ToolRunner:
         default_credential: Credential | None = None,
         result_budget: int = results.RESULT_BUDGET,
         log_budget: int = results.LOG_BUDGET,
+        text: results.TextMode = "full",
     ) -> None:
         """`configured`: a WOODPECKER_URL is set. `default_credential`: the server's own token, used
         when a call brings none (never set it in per-client mode). `token_configured`: whether a call
         without a credential can still authenticate; by default, whether `default_credential` is set
         (pass True for a gateway that holds its own token). Without a URL, or without any credential,
-        every tool but get_server_info answers with setup instructions and nothing is sent."""
+        every tool but get_server_info answers with setup instructions and nothing is sent. `text`: `full`
+        (the text content carries all the data) or `summary` (only the warning and summary line, for
+        clients that read structuredContent)."""
         self.catalogue = catalogue
         self.gateway = gateway
         self.configured = configured
@@ -100,6 +103,7 @@ class ToolRunner:
         self.default_credential = default_credential
         self.result_budget = result_budget
         self.log_budget = log_budget
+        self.text = text
 
     def _tool(self, tool: str) -> ToolSpec:
         try:
@@ -217,6 +221,7 @@ class ToolRunner:
             status=response.status,
             headers=response.headers,
             budget=self.result_budget,
+            text=self.text,
         )
 
     async def _server_info(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
@@ -229,7 +234,7 @@ class ToolRunner:
         except WoodpeckerError as e:
             healthy, note = False, f"The health check failed: {e}"
         return results.shape_server_info(
-            version.data, healthy, note, cred is not None or self.token_configured
+            version.data, healthy, note, cred is not None or self.token_configured, self.text
         )
 
     async def _step(self, args: Mapping[str, Any], cred: Credential | None) -> Mapping[str, Any]:
@@ -254,7 +259,9 @@ class ToolRunner:
         window = LogWindowRequest(args["limit"], end, first, last)
         log = await self.gateway.step_log(requests.step_log_path(args), window, cred)
         pieces = [LogPiece(line.number, line.text) for line in log.lines]
-        return results.shape_logs(spec, args, pieces, log.total_lines, step, budget=self.log_budget)
+        return results.shape_logs(
+            spec, args, pieces, log.total_lines, step, budget=self.log_budget, text=self.text
+        )
 
     async def _search_step_logs(
         self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None
@@ -271,7 +278,14 @@ class ToolRunner:
             for m in found.matches
         ]
         return results.shape_search(
-            spec, args, matches, found.total_matches, found.total_lines, step, budget=self.log_budget
+            spec,
+            args,
+            matches,
+            found.total_matches,
+            found.total_lines,
+            step,
+            budget=self.log_budget,
+            text=self.text,
         )
 
     async def _failure_summary(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
@@ -299,7 +313,9 @@ class ToolRunner:
                     total_lines=last.total_lines,
                 )
             )
-        return results.shape_failure_summary(spec, args, pipeline, failures, budget=self.log_budget)
+        return results.shape_failure_summary(
+            spec, args, pipeline, failures, budget=self.log_budget, text=self.text
+        )
 
     async def _create_user(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
         created = await self._send(requests.plan(spec, args), cred)

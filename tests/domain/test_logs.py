@@ -11,6 +11,7 @@ from domain.arguments import validate
 from domain.logs import End, LogWindower, decode_log_data, is_output
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import LogPiece, shape_logs, size
+from domain.woodpecker.results.render import wire_size
 
 ENDS = st.sampled_from(["head", "tail"])
 # Line numbers with duplicates allowed: the window must still be exact and stable.
@@ -111,9 +112,11 @@ def test_any_window_is_the_right_lines_cut_at_a_line_boundary_under_the_budget(
     args = validate(LOG_TOOL, {"repo_id": 1, "number": 2, "step_id": 3, "limit": limit, "from": end})
     step = {"id": 3, "name": "test", "state": "failure", "exit_code": 2}
     pieces = [LogPiece(number, text) for number, text in windower.window()]
-    result = shape_logs(LOG_TOOL, args, pieces, windower.total, step, budget=budget).structured
+    shaped = shape_logs(LOG_TOOL, args, pieces, windower.total, step, budget=budget)
+    result = shaped.structured
 
-    assert size(result) <= budget
+    # The budget covers the wire: the structured content and the text that repeats it, together.
+    assert wire_size(result, shaped.text) <= budget
     shown = [(line["line"], line["text"]) for line in result["lines"]]
     k = len(shown)
     # Whole lines, contiguous, from the end being read: the tail's last lines or the head's first.
@@ -129,9 +132,12 @@ def test_any_window_is_the_right_lines_cut_at_a_line_boundary_under_the_budget(
         (shown[0][0], shown[-1][0]) if shown else (None, None)
     )
     if k < len(expected):
-        # The cut is where the budget ran out, not earlier: the next line would not have fitted.
+        # The cut is where the budget ran out, not earlier: the next line would not have fitted, in
+        # the structured content and as a numbered line of the text (within the shaping's precision).
         following = expected[k] if end == "head" else expected[len(expected) - k - 1]
-        assert size(result) + size({"line": following[0], "text": following[1]}) + 1 > budget - 64
+        entry = {"line": following[0], "text": following[1]}
+        more = size(entry) + 1 + size(f"[{following[0]:04d}] {following[1]}")
+        assert wire_size(result, shaped.text) + more > budget - 2 * 64
 
 
 def test_metadata_and_progress_entries_are_not_output() -> None:

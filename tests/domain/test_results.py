@@ -28,6 +28,7 @@ from domain.woodpecker.results import (
     shape_search,
     size,
 )
+from domain.woodpecker.results.render import wire_size
 
 TOOLS = list(WOODPECKER_TOOLS)
 SHAPED_BY_SHAPE = [
@@ -102,13 +103,17 @@ def test_untrusted_markers_are_on_exactly_the_catalogues_untrusted_tools(tool: A
     marked = shaped.structured.get("untrusted") is True and shaped.structured.get("source") == "woodpecker"
     assert marked == tool.untrusted_output
     assert shaped.text.startswith(UNTRUSTED_WARNING + "\n") == tool.untrusted_output
-    assert "\n" not in shaped.text.removeprefix(UNTRUSTED_WARNING + "\n")
+    # One summary line, then the data: the structured content (less the markers the warning says) as JSON.
+    summary, data = shaped.text.removeprefix(UNTRUSTED_WARNING + "\n").split("\n")
+    assert not summary.startswith("{")
+    markers = ("untrusted", "source") if marked else ()
+    assert json.loads(data) == {k: v for k, v in shaped.structured.items() if k not in markers}
 
 
 def test_the_summary_names_count_repository_and_page() -> None:
     tool = WOODPECKER_TOOLS.get("list_pipelines")
     shaped = shape(tool, _args(tool) | {"repo_id": 3}, [{"number": i} for i in range(12)])
-    assert shaped.text.endswith("12 pipelines of repository 3 (page 1).")
+    assert shaped.text.splitlines()[1] == "12 pipelines of repository 3 (page 1)."
     assert shaped.structured["count"] == 12 and "next_page" not in shaped.structured
 
 
@@ -250,7 +255,7 @@ def test_a_large_object_loses_entries_of_its_largest_list_and_says_so() -> None:
         "changed_files": [f"src/file{i}.py" for i in range(20_000)],
     }
     shaped = shape(tool, {"repo_id": 1, "number": 2}, pipeline)
-    assert size(shaped.structured) <= results.RESULT_BUDGET
+    assert wire_size(shaped.structured, shaped.text) <= results.RESULT_BUDGET
     kept = shaped.structured["pipeline"]["changed_files"]
     assert kept == pipeline["changed_files"][: len(kept)]
     assert shaped.structured["trimmed"][0]["dropped"] == 20_000 - len(kept)
@@ -260,7 +265,7 @@ def test_a_large_object_loses_entries_of_its_largest_list_and_says_so() -> None:
 def test_a_huge_string_is_shortened_rather_than_cutting_json() -> None:
     tool = WOODPECKER_TOOLS.get("get_pipeline_metadata")
     shaped = shape(tool, {"repo_id": 1, "number": 1}, {"curr": {"commit": {"message": "x" * 200_000}}})
-    assert size(shaped.structured) <= results.RESULT_BUDGET
+    assert wire_size(shaped.structured, shaped.text) <= results.RESULT_BUDGET
     assert "cut" in shaped.structured["metadata"]["curr"]["commit"]["message"][-40:]
 
 
@@ -288,7 +293,7 @@ def test_logs_over_their_budget_are_cut_at_a_line_boundary_keeping_the_end_being
     lines = [LogPiece(n, "x" * 300) for n in range(500)]
     shaped = shape_logs(LOG_TOOL, _log_args(**{"from": end, "limit": 500}), lines, 500, None)
     s = shaped.structured
-    assert size(s) <= results.LOG_BUDGET
+    assert wire_size(s, shaped.text) <= results.LOG_BUDGET
     assert s["cut_lines"] == 500 - len(s["lines"]) > 0
     numbers = [line["line"] for line in s["lines"]]
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
@@ -377,14 +382,15 @@ def test_a_failure_summary_shares_one_budget_fairly_and_says_what_it_left_out() 
     small, huge = _failure("lint", 1, 2), _failure("test", 20, 30, width=3000)
     shaped = shape_failure_summary(SUMMARY_TOOL, args, {"number": 2, "status": "failure"}, [small, huge])
     s = shaped.structured
-    assert size(s) <= results.LOG_BUDGET
+    # The budget covers the wire: the structured content and the text (which repeats it) together.
+    assert size(s) + size(shaped.text) <= results.LOG_BUDGET
     lint, test = s["failed_steps"]
-    # The short failure is whole; the long one gets the rest of the budget, not just half of it.
+    # The short failure is whole; the long one gets the rest of the room, not just half of it.
     assert len(lint["error_lines"]) == 1 and len(lint["last_lines"]) == 2
-    assert size(test) > results.LOG_BUDGET // 2
+    assert size(test) > 3 * size(s) // 4
     assert test["left_out"]["error_lines"] == 20 - len(test["error_lines"])
     assert "search_step_logs(repo_id=1, number=2, step_id=4" in test["read_more"]
-    assert "error: 0" in shaped.text and "Not shown" in shaped.text
+    assert "error: 0" in shaped.text and "not shown" in shaped.text
     jsonschema.Draft202012Validator(output_schema(SUMMARY_TOOL)).validate(s)
 
 

@@ -374,3 +374,18 @@ def test_a_ca_file_and_insecure_tls_together_are_refused(tmp_path: Path) -> None
     ca = private_ca(tmp_path)
     text = refusal({"WOODPECKER_CA_FILE": str(ca.ca_file), "WOODPECKER_INSECURE_TLS": "true"})
     assert "WOODPECKER_CA_FILE" in text and "WOODPECKER_INSECURE_TLS" in text
+
+
+@pytest.mark.parametrize(
+    ("raw", "mode"), [(None, "full"), ("", "full"), ("full", "full"), ("summary", "summary")]
+)
+def test_the_text_content_is_full_unless_summary_is_asked_for(raw: str | None, mode: str) -> None:
+    environ = {} if raw is None else {"WOODPECKER_MCP_TEXT": raw}
+    assert read_settings(environ).text == mode
+
+
+@pytest.mark.parametrize("raw", ["Summary", "FULL", "short", "none", "json", f"x{CANARY}"])
+def test_a_text_mode_other_than_full_or_summary_is_refused_naming_both(raw: str) -> None:
+    text = refusal({"WOODPECKER_MCP_TEXT": raw})
+    assert "WOODPECKER_MCP_TEXT" in text and "full" in text and "summary" in text
+    assert CANARY not in text

@@ -1,12 +1,21 @@
-"""All 73 tools through a real MCP client against the sandbox: a success and a hinted failure each, over stdio and HTTP.
+"""All 73 tools through a real MCP client against the sandbox: a success and a hinted failure each, over stdio and HTTP, on both protocol revisions.
 
 The cases are the ToolRunner's (tests/use_cases/test_tools_sandbox.py); here they travel the
 whole way: SDK client -> transport -> our server -> httpx -> the simulated Woodpecker. Each
 case acts as its seeded login: over stdio a server process per login, over HTTP one
 per-client server where each client presents its own Woodpecker token. The sandbox is
 re-seeded before every call; guarded calls are approved by the person at the client.
+
+Every success must also carry its data in the text content, for clients that read only
+`content`: every scalar leaf of `structuredContent` (string, number, boolean) appears in the
+text as its JSON member (`"key":value`, or the JSON value for a list item), and every log line
+of get_step_logs appears with its number (`[0042] text`). There are no cut values to except:
+a value cut to fit the budget is cut in `structuredContent` too, and the text carries the
+same cut value. The untrusted markers are not repeated in the data: the warning line, which
+must then be the first line, says them.
 """
 
+import json
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -18,14 +27,15 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.results import UNTRUSTED_WARNING
 from sandbox.server import Sandbox
 from tests.fixtures.http import mcp_client, team_server
-from tests.fixtures.mcp import Person, server_command, server_environment
+from tests.fixtures.mcp import MODES, Person, server_command, server_environment
 from tests.use_cases.test_tools_sandbox import FAILURES, SUCCESS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-Open = Callable[[Sandbox, str, Person], Any]
+Open = Callable[[Sandbox, str, Person, Path, str], Any]
 
 
 def by_login(cases: list[tuple[Any, ...]], *, anonymous_as: str | None) -> dict[str, list[tuple[Any, ...]]]:
@@ -41,26 +51,24 @@ def by_login(cases: list[tuple[Any, ...]], *, anonymous_as: str | None) -> dict[
 
 
 @asynccontextmanager
-async def over_stdio(sandbox: Sandbox, login: str, person: Person, _: Path) -> AsyncIterator[Any]:
+async def over_stdio(sandbox: Sandbox, login: str, person: Person, _: Path, mode: str) -> AsyncIterator[Any]:
     command, args = server_command()
     env = server_environment(sandbox.url, sandbox.tokens[login])
     async with Client(
-        StdioServerParameters(command=command, args=args, env=env), mode="legacy", elicitation_callback=person
+        StdioServerParameters(command=command, args=args, env=env), mode=mode, elicitation_callback=person
     ) as client:
         yield client
 
 
 @asynccontextmanager
-async def over_http(sandbox: Sandbox, login: str, person: Person, tmp: Path) -> AsyncIterator[Any]:
+async def over_http(sandbox: Sandbox, login: str, person: Person, tmp: Path, mode: str) -> AsyncIterator[Any]:
     env = {
         "WOODPECKER_URL": sandbox.url,
         "WOODPECKER_MCP_AUTH": "per-client",
         "WOODPECKER_MCP_AUDIT_FILE": str(tmp / f"audit-{login}.jsonl"),
     }
     async with team_server(env) as url:
-        async with mcp_client(
-            url, sandbox.tokens[login], mode="legacy", elicitation_callback=person
-        ) as client:
+        async with mcp_client(url, sandbox.tokens[login], mode=mode, elicitation_callback=person) as client:
             yield client
 
 
@@ -68,9 +76,46 @@ def text_of(result: Any) -> str:
     return result.content[0].text if result.content else ""
 
 
+def _json(value: Any) -> str:
+    # Compact JSON as the text writes it: the three line breaks JSON leaves raw are escaped.
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+
+
+def missing_from_text(structured: dict[str, Any], text: str) -> list[str]:
+    """The scalar leaves of `structured` (by path) that its text does not carry; see the module docstring."""
+    missing: list[str] = []
+    data = dict(structured)
+    if data.get("untrusted") is True and data.get("source") == "woodpecker":
+        del data["untrusted"], data["source"]
+        if not text.startswith(UNTRUSTED_WARNING + "\n"):
+            missing.append("the untrusted warning as the first line")
+
+    def walk(value: Any, path: str, member: str | None) -> None:
+        if isinstance(value, dict):
+            if path.startswith("lines[") and set(value) == {"line", "text"}:
+                for part in value["text"].split("\n"):
+                    if f"[{value['line']:04d}] {part}".rstrip() not in text:
+                        missing.append(f"{path} (log line {value['line']})")
+                return
+            for key, item in value.items():
+                walk(item, f"{path}.{key}" if path else key, key)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{path}[{i}]", None)
+        elif isinstance(value, str | int | float | bool):
+            form = f"{_json(member)}:{_json(value)}" if member is not None else _json(value)
+            if form not in text:
+                missing.append(path)
+
+    walk(data, "", None)
+    return missing
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("transport", [over_stdio, over_http], ids=["stdio", "http"])
 async def test_every_tool_succeeds_and_fails_with_its_hint_through_a_real_client(
-    sandbox: Sandbox, transport: Any, tmp_path: Path
+    sandbox: Sandbox, transport: Any, mode: str, tmp_path: Path
 ) -> None:
     successes = by_login(SUCCESS, anonymous_as=sandbox.admin_login)
     failures = by_login(FAILURES, anonymous_as=None)
@@ -79,13 +124,19 @@ async def test_every_tool_succeeds_and_fails_with_its_hint_through_a_real_client
     for login in sorted(set(successes) | set(failures)):
         person = Person("accept")
         with anyio.fail_after(180):
-            async with transport(sandbox, login, person, tmp_path) as client:
+            async with transport(sandbox, login, person, tmp_path, mode) as client:
                 for tool, _, args, check in successes.get(login, []):
                     sandbox.reset()
                     result = await client.call_tool(tool, args)
                     called.add(tool)
                     if result.is_error or not check(result.structured_content or {}):
                         problems.append(f"{tool} {args} as {login}: {text_of(result)[:200]}")
+                        continue
+                    missing = missing_from_text(result.structured_content, text_of(result))
+                    if missing:
+                        problems.append(
+                            f"{tool} {args}: the text lacks {missing[:5]} ({len(missing)} in all)"
+                        )
                 for tool, _, args, kind, phrase in failures.get(login, []):
                     sandbox.reset()
                     result = await client.call_tool(tool, args)

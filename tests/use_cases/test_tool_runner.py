@@ -9,7 +9,8 @@ import pytest
 
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from domain.woodpecker.results import LOG_BUDGET, size
+from domain.woodpecker.results import LOG_BUDGET
+from domain.woodpecker.results.render import wire_size
 from ports.use_cases.tools import InvalidArguments, ToolRunner
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
@@ -349,7 +350,7 @@ async def test_a_large_window_is_cut_at_a_line_boundary_under_the_log_budget(
             **{"from": "head"},
         )
     s = result.structured
-    assert size(s) <= LOG_BUDGET
+    assert wire_size(s, result.text) <= LOG_BUDGET
     assert s["first_line"] == 0 and s["cut_lines"] == 5_000 - len(s["lines"]) > 0
     assert [line["line"] for line in s["lines"]] == list(range(len(s["lines"])))
 

@@ -3,7 +3,7 @@
 Modules by concern: `envelope` (the result type, untrusted markers), `kinds` (what each tool answers),
 `schema` (outputSchema), `text` (terminal-safe text), `budget` (the byte budget), `redaction` (secret
 material), `configs` (pipeline config files), `shaping` (successful calls), `logs` (step log windows),
-`errors` (error results). Import from here; the modules are this package's own layout.
+`errors` (error results), `render` (the text content, from the result's shape). Import from here; the modules are this package's own layout.
 """
 
 from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_object, fit_prefix, size
@@ -22,6 +22,7 @@ from domain.woodpecker.results.failures import (
 from domain.woodpecker.results.kinds import ACTIONS, LISTS, LOG_TOOL, OBJECTS, SEARCH_TOOL, VALUES
 from domain.woodpecker.results.logs import LINE_CAP, LogHit, LogPiece, shape_logs, shape_search
 from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, redact, target
+from domain.woodpecker.results.render import TEXT_MODES, Summarised, TextMode, fit, is_untrusted, render
 from domain.woodpecker.results.schema import output_schema
 from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, shape, shape_server_info
 from domain.woodpecker.results.text import log_text, strip_terminal
@@ -51,6 +52,9 @@ __all__ = [
     "SEARCH_TOOL",
     "SETUP",
     "SETUP_WITHOUT_LOGIN",
+    "Summarised",
+    "TEXT_MODES",
+    "TextMode",
     "ShapeError",
     "Shaped",
     "UNTRUSTED_WARNING",
@@ -59,10 +63,13 @@ __all__ = [
     "failed_repos",
     "failure",
     "fit_object",
+    "fit",
     "fit_prefix",
+    "is_untrusted",
     "log_text",
     "output_schema",
     "redact",
+    "render",
     "shape",
     "shape_logs",
     "shape_search",

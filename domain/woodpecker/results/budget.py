@@ -6,8 +6,11 @@ from typing import Any
 
 from domain.woodpecker.results.text import cut
 
-RESULT_BUDGET = 60_000  # bytes of JSON per result
-LOG_BUDGET = 32_000  # bytes of JSON for get_step_logs, which is read into a model's context whole
+# Bytes on the wire per result: the structured content and the text that repeats it, together
+# (see render.fit and docs/adr/0021). A client that reads one of the two sees about half.
+RESULT_BUDGET = 60_000
+# get_step_logs, read into a model's context whole: a default window of 200 typical CI lines fits.
+LOG_BUDGET = 48_000
 
 
 def size(value: Any) -> int:
@@ -31,11 +34,9 @@ def fit_prefix(
             out["note"] = f"{envelope['note']} {cut}" if "note" in envelope else cut
         return out
 
-    full = build(len(items))
-    if size(full) <= budget:
-        return full
-    # Estimate from each entry's size (an entry costs its JSON plus a comma), serialising the
-    # whole list only to confirm: a 4 MiB answer is measured once, not once per guess.
+    # Estimate from each entry's size (an entry costs its JSON plus a comma), measuring only the
+    # entries up to the budget: a 4 MiB answer costs a budget's worth of work, however often
+    # it is fitted.
     room = budget - size(build(0)) - 24  # slack for the digits of count and dropped
     k = 0
     for entry in items:
@@ -43,6 +44,10 @@ def fit_prefix(
         if room < 0:
             break
         k += 1
+    if k == len(items):
+        full = build(k)
+        if size(full) <= budget:
+            return full
     while k > 0 and size(build(k)) > budget:
         k -= 1
     return build(k)

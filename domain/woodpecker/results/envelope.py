@@ -1,4 +1,4 @@
-"""What every tool result is: structured content with its one-line text, marked when Woodpecker wrote it."""
+"""What every tool result is: structured content with its text, marked when Woodpecker wrote it."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,13 +18,10 @@ class ShapeError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Shaped:
+    """A finished result: its structured content and its rendered text (see `render`)."""
+
     structured: dict[str, Any]
     text: str
-
-
-def warned(text: str) -> str:
-    """The summary of an untrusted result: the warning on its own line first."""
-    return f"{UNTRUSTED_WARNING}\n{text}"
 
 
 def as_list(data: Any) -> list[Any]:

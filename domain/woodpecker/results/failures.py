@@ -6,8 +6,9 @@ from typing import Any
 
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import LOG_BUDGET, size
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped, warned
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped
 from domain.woodpecker.results.logs import LINE_CAP, LogPiece
+from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import cut, log_text, short
 
 # What "looks like an error" in a build log: one RE2 alternative per kind of tool output, matched
@@ -34,7 +35,6 @@ ERROR_PATTERN = "|".join(f"(?:{pattern})" for _, pattern in ERROR_SIGNS)
 FAILED_STATES = ("failure", "killed", "error")
 TAIL_LINES = 30  # last lines read per failed step
 ERROR_LINES = 20  # error-looking lines kept per failed step (all are counted)
-TEXT_LINE_CAP = 300  # characters of one log line in the text (the structured result has up to LINE_CAP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,12 +111,20 @@ def shape_failure_summary(
     failures: Sequence[StepFailure],
     *,
     budget: int = LOG_BUDGET,
+    text: TextMode = "full",
 ) -> Shaped:
-    """Every failed step with its exit code, error-looking lines and last lines, sharing `budget` fairly.
+    """Every failed step with its exit code, error-looking lines and last lines, sharing `budget`
+    (structured content and text together) fairly.
 
     Each step first gets an equal share; what a step does not need goes to the others
     (water-filling), so a short failure never starves a long one of room it could use.
     """
+    return fit(lambda inner: _summary(args, pipeline, failures, inner), budget, text)
+
+
+def _summary(
+    args: Mapping[str, Any], pipeline: Mapping[str, Any], failures: Sequence[StepFailure], budget: int
+) -> Summarised:
     header: dict[str, Any] = {
         **UNTRUSTED_MARKERS,
         "pipeline": {
@@ -150,14 +158,11 @@ def shape_failure_summary(
             kept["read_more"] = _read_more(args, entry)
         fitted.append(kept)
     out = {**header, "failed_steps": fitted}
-    return Shaped(out, warned(_text(args, pipeline, fitted)))
-
-
-def _short_line(text: str) -> str:
-    return cut(text, TEXT_LINE_CAP) if len(text) > TEXT_LINE_CAP else text
+    return Summarised(out, _text(args, pipeline, fitted))
 
 
 def _text(args: Mapping[str, Any], pipeline: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> str:
+    """The one-line summary; the lines themselves follow as data (see `render`)."""
     what = f"Pipeline {args.get('number')} of repository {args.get('repo_id')}"
     status = short(pipeline.get("status", "unknown"))
     if not steps:
@@ -165,25 +170,20 @@ def _text(args: Mapping[str, Any], pipeline: Mapping[str, Any], steps: Sequence[
             f"{what} has status {status} and no failed or killed step (a config error or a decline fails a "
             "pipeline without one; get_pipeline shows its errors)."
         )
-    parts = [f"{what} has status {status}; {len(steps)} failed or killed step(s):"]
+    parts = []
     for s in steps:
-        head = (
-            f"- {short(s['workflow'])}/{short(s['name'])} (step_id {s['step_id']}): {s['state']}, exit code "
-            f"{s['exit_code']}, {s['total_lines']} log lines"
+        part = (
+            f"{short(s['workflow'])}/{short(s['name'])} (step_id {s['step_id']}) {s['state']}, exit code "
+            f"{s['exit_code']}, {s['error_lines_found']} error-looking of {s['total_lines']} lines"
         )
         if s.get("log_unreadable"):
-            head += f"; log not read: {s['log_unreadable']}"
-        parts.append(head + ".")
-        if s["error_lines"]:
-            parts.append(f"  Error-looking lines ({s['error_lines_found']} found):")
-            parts += [f"  {e['line']}: {_short_line(e['text'])}" for e in s["error_lines"][:8]]
-        if s["last_lines"]:
-            parts.append("  Last lines:")
-            parts += [f"  {e['line']}: {_short_line(e['text'])}" for e in s["last_lines"][-5:]]
-        if "read_more" in s:
-            left = s["left_out"]
-            parts.append(
-                f"  Not shown: {left['error_lines']} more error-looking lines and {left['other_lines']} other "
-                f"lines; {s['read_more']}."
-            )
-    return "\n".join(parts)
+            part += ", log not read"
+        parts.append(part)
+    more = (
+        " Some lines are not shown: each step's read_more says which call reads them."
+        if any("read_more" in s for s in steps)
+        else ""
+    )
+    return (
+        f"{what} has status {status}; {len(steps)} failed or killed step(s): " + "; ".join(parts) + "." + more
+    )

@@ -6,7 +6,8 @@ from typing import Any
 
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import LOG_BUDGET, fit_prefix
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped, warned
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped
+from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import cut, log_text, short
 
 LINE_CAP = 4_000  # characters of one log line
@@ -56,11 +57,23 @@ def shape_logs(
     step: Mapping[str, Any] | None,
     *,
     budget: int = LOG_BUDGET,
+    text: TextMode = "full",
 ) -> Shaped:
-    """A window of a step's log, cut at a line boundary under `budget` bytes (the lines nearest the end
-    being read are kept), with the step's state and exit code."""
-    from_end = args.get("from", "tail")
+    """A window of a step's log, cut at a line boundary so that its structured content and text
+    together stay under `budget` bytes (the lines nearest the end being read are kept), with the
+    step's state and exit code."""
     cleaned = [_clean(piece) for piece in sorted(lines, key=lambda p: p.number)]
+    return fit(lambda inner: _window(args, cleaned, total_lines, step, inner), budget, text)
+
+
+def _window(
+    args: Mapping[str, Any],
+    cleaned: Sequence[Mapping[str, Any]],
+    total_lines: int,
+    step: Mapping[str, Any] | None,
+    budget: int,
+) -> Summarised:
+    from_end = args.get("from", "tail")
     info = _step_info(step)
     out: dict[str, Any] = {
         **UNTRUSTED_MARKERS,
@@ -78,7 +91,7 @@ def shape_logs(
         if args.get(bound) is not None:
             out[bound] = args[bound]
     # Keep the lines nearest the end being read: a prefix of the reversed list for a tail window.
-    ordered = cleaned if from_end == "head" else list(reversed(cleaned))
+    ordered = list(cleaned) if from_end == "head" else list(reversed(cleaned))
     out = fit_prefix(
         out, "lines", ordered, budget, "read a smaller window with limit, or the other end with from"
     )
@@ -93,12 +106,12 @@ def shape_logs(
     where, outcome = _where(args), _outcome(info)
     if kept:
         first, last = out["first_line"], out["last_line"]
-        text = f"Lines {first}–{last} ({len(kept)} shown) of {total_lines} of {where}; {outcome}"
+        summary = f"Lines {first}–{last} ({len(kept)} shown) of {total_lines} of {where}; {outcome}"
     else:
-        text = f"No log lines for {where} ({total_lines} in all); {outcome}"
+        summary = f"No log lines for {where} ({total_lines} in all); {outcome}"
     if "cut_lines" in out:
-        text += f" {out['cut_lines']} lines of the window left out to fit the size budget."
-    return Shaped(out, warned(text))
+        summary += f" {out['cut_lines']} lines of the window left out to fit the size budget."
+    return Summarised(out, summary)
 
 
 def shape_search(
@@ -110,8 +123,10 @@ def shape_search(
     step: Mapping[str, Any] | None,
     *,
     budget: int = LOG_BUDGET,
+    text: TextMode = "full",
 ) -> Shaped:
-    """The matches of a log search in log order, as many as fit `budget`, each with its context lines."""
+    """The matches of a log search in log order, as many as fit `budget` (structured content and
+    text together), each with its context lines."""
     info = _step_info(step)
     matches = [
         {
@@ -131,8 +146,22 @@ def shape_search(
         "state": info.get("state"),
         "matches": [],
     }
+    return fit(
+        lambda inner: _search(args, out, matches, total_matches, total_lines, info, inner), budget, text
+    )
+
+
+def _search(
+    args: Mapping[str, Any],
+    envelope: Mapping[str, Any],
+    matches: Sequence[Mapping[str, Any]],
+    total_matches: int,
+    total_lines: int,
+    info: Mapping[str, Any],
+    budget: int,
+) -> Summarised:
     out = fit_prefix(
-        out, "matches", matches, budget, "ask for fewer matches with max_matches or less context"
+        envelope, "matches", matches, budget, "ask for fewer matches with max_matches or less context"
     )
     shown = out.pop("count", 0)
     cut_matches = out.pop("dropped", 0)
@@ -142,16 +171,16 @@ def shape_search(
     where, outcome = _where(args), _outcome(info)
     pattern = short(args.get("pattern", ""))
     if not total_matches:
-        text = f"No line of {where} matches {pattern} ({total_lines} lines searched); {outcome}"
+        summary = f"No line of {where} matches {pattern} ({total_lines} lines searched); {outcome}"
     else:
         numbers = ", ".join(str(m["line"]) for m in out["matches"])
-        text = (
+        summary = (
             f"{total_matches} of {total_lines} lines of {where} match {pattern}; "
             f"showing {shown} (lines {numbers}) with {args.get('context', 0)} lines of context; {outcome}"
         )
         if shown < total_matches:
-            text += (
+            summary += (
                 f" {total_matches - shown} more not shown: raise max_matches, narrow the pattern, or read "
                 "around a line with get_step_logs from_line."
             )
-    return Shaped(out, warned(text))
+    return Summarised(out, summary)

@@ -1,12 +1,13 @@
 """A successful call's result: Woodpecker's answer redacted, cleaned, bounded by the budget and summarised."""
 
-from collections.abc import Mapping
+import copy
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import RESULT_BUDGET, fit_object, fit_prefix
 from domain.woodpecker.results.configs import decode_configs
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped, ShapeError, as_list, warned
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped, ShapeError, as_list
 from domain.woodpecker.results.kinds import (
     ACTIONS,
     ENTRY_KIND,
@@ -18,6 +19,7 @@ from domain.woodpecker.results.kinds import (
     VALUES,
 )
 from domain.woodpecker.results.redaction import redact, scrub, target
+from domain.woodpecker.results.render import Summarised, TextMode, fit, render
 from domain.woodpecker.results.text import fill
 
 NEW_AGENT_NOTE = (
@@ -36,20 +38,30 @@ def shape(
     status: int = 200,
     headers: Mapping[str, str] | None = None,
     budget: int = RESULT_BUDGET,
+    text: TextMode = "full",
 ) -> Shaped:
-    """The result of a successful call: Woodpecker's answer cleaned, bounded and summarised.
+    """The result of a successful call: Woodpecker's answer cleaned, summarised and rendered, its
+    structured content and text together under `budget` bytes.
 
     Raises:
         ShapeError: the answer has a shape the tool cannot read.
     """
+    return fit(_shaper(tool, args, data, status, headers or {}), budget, text)
+
+
+def _shaper(
+    tool: ToolSpec, args: Mapping[str, Any], data: Any, status: int, headers: Mapping[str, str]
+) -> Callable[[int], Summarised]:
+    """Shape the result for a given room: the answer is redacted and cleaned once, here; only the
+    fitting to the room is done again for each room `fit` tries."""
     name = tool.name
     data = redact(data, keep_agent_tokens=name == "create_agent")
     out: dict[str, Any] = dict(UNTRUSTED_MARKERS) if tool.untrusted_output else {}
     if name in LISTS:
-        out, text = _shape_list(tool, args, data, out, budget)
-    elif name in OBJECTS:
-        out, text = _shape_object(name, args, data, out, budget, status, headers or {})
-    elif name in VALUES:
+        return _list_shaper(tool, args, data, out)
+    if name in OBJECTS:
+        return _object_shaper(name, args, data, out, status, headers)
+    if name in VALUES:
         if not isinstance(data, Mapping) or not isinstance(data.get("log-level"), str):
             raise ShapeError("Woodpecker's log level answer has no log-level field")
         out[VALUES[name]] = data["log-level"]
@@ -66,12 +78,13 @@ def shape(
         text = fill(ACTIONS[name], fields)
     else:
         raise ValueError(f"{name} is not shaped by shape()")  # get_step_logs has its own
-    return Shaped(out, warned(text) if tool.untrusted_output else text)
+    fixed = Summarised(out, text)
+    return lambda room: fixed
 
 
-def _shape_list(
-    tool: ToolSpec, args: Mapping[str, Any], data: Any, out: dict[str, Any], budget: int
-) -> tuple[dict[str, Any], str]:
+def _list_shaper(
+    tool: ToolSpec, args: Mapping[str, Any], data: Any, out: dict[str, Any]
+) -> Callable[[int], Summarised]:
     key = LISTS[tool.name]
     notes: list[str] = []
     if tool.name == "get_pipeline_config":
@@ -86,19 +99,23 @@ def _shape_list(
             out["next_page"] = args["page"] + 1
     if notes:
         out["note"] = "; ".join(notes) + "."
-    out = fit_prefix(out, key, items, budget, _narrowing(tool))
-    return out, _list_text(tool, args, out, key)
+    narrow = _narrowing(tool)
+
+    def fitted(room: int) -> Summarised:
+        fitting = fit_prefix(out, key, items, room, narrow)
+        return Summarised(fitting, _list_text(tool, args, fitting, key))
+
+    return fitted
 
 
-def _shape_object(
+def _object_shaper(
     name: str,
     args: Mapping[str, Any],
     data: Any,
     out: dict[str, Any],
-    budget: int,
     status: int,
     headers: Mapping[str, str],
-) -> tuple[dict[str, Any], str]:
+) -> Callable[[int], Summarised]:
     key = OBJECTS[name]
     flagged = any(k.lower() == "pipeline-filtered" and v == "true" for k, v in headers.items())
     if name in FILTERED and (status == 204 or data is None or flagged):
@@ -106,7 +123,10 @@ def _shape_object(
         out["created"] = False
         out["note"] = "No pipeline was created: the pipeline config skipped or filtered out every workflow."
         repo = args.get("repo_id")
-        return out, f"No pipeline was created for repository {repo}: the config filtered everything out."
+        none = Summarised(
+            out, f"No pipeline was created for repository {repo}: the config filtered everything out."
+        )
+        return lambda room: none
     if not isinstance(data, Mapping):
         raise ShapeError("Woodpecker answered something other than an object")
     obj = _clean(key, data)
@@ -115,8 +135,14 @@ def _shape_object(
         out["created"] = True
     if name == "create_agent":
         out["note"] = NEW_AGENT_NOTE
-    out = fit_object(out, key, budget)
-    return out, fill(OBJECT_TEXT[name], args, _object_fields(name, obj, args))
+
+    def fitted(room: int) -> Summarised:
+        # fit_object trims in place: each room starts from its own copy of the cleaned answer.
+        fitting = fit_object(copy.deepcopy(out), key, room)
+        trimmed = fitting[key] if isinstance(fitting[key], Mapping) else {}
+        return Summarised(fitting, fill(OBJECT_TEXT[name], args, _object_fields(name, trimmed, args)))
+
+    return fitted
 
 
 def _clean(kind: str, entry: Any) -> Any:
@@ -202,7 +228,9 @@ def _narrowing(tool: ToolSpec) -> str:
     return ("; ".join(ways) or "no narrower request exists for this tool") + "."
 
 
-def shape_server_info(version: Any, healthy: bool, health_note: str | None, token_configured: bool) -> Shaped:
+def shape_server_info(
+    version: Any, healthy: bool, health_note: str | None, token_configured: bool, text: TextMode = "full"
+) -> Shaped:
     """get_server_info: version and health, with whether calls that need a token can be made."""
     if not isinstance(version, Mapping):
         raise ShapeError("/version did not answer an object")
@@ -215,7 +243,7 @@ def shape_server_info(version: Any, healthy: bool, health_note: str | None, toke
     out: dict[str, Any] = {"server": server}
     if health_note:
         out["note"] = health_note
-    text = fill(OBJECT_TEXT["get_server_info"], server)
+    summary = fill(OBJECT_TEXT["get_server_info"], server)
     if not token_configured:
-        text += " No token is configured: every other tool needs WOODPECKER_TOKEN."
-    return Shaped(out, text)
+        summary += " No token is configured: every other tool needs WOODPECKER_TOKEN."
+    return Shaped(out, render(Summarised(out, summary), text))

@@ -8,6 +8,8 @@ _ANSI = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?|\x9b[0-?]*[ -/]*[@-~]"
 )
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Unicode's line and paragraph separators: line breaks to every reader that splits like str.splitlines.
+_SEPARATORS = str.maketrans({"\u2028": "\n", "\u2029": "\n"})
 SHORT = 80  # characters of one value in a summary
 
 
@@ -15,6 +17,7 @@ def strip_terminal(text: str, keep_newlines: bool = True) -> str:
     """Text without terminal escape sequences and control characters. Tabs stay; newlines stay too,
     or become spaces when `keep_newlines` is False (one-line texts)."""
     text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = text.translate(_SEPARATORS)
     if not keep_newlines:
         text = " ".join(text.split("\n"))
     return _CONTROLS.sub("", text)
@@ -23,7 +26,7 @@ def strip_terminal(text: str, keep_newlines: bool = True) -> str:
 def log_text(text: str) -> str:
     """A log entry as a terminal would have left it: for each line, the text after its last carriage
     return (progress redraws), without escapes. An entry may hold several lines."""
-    lines = text.rstrip("\r\n").split("\n")
+    lines = text.translate(_SEPARATORS).rstrip("\r\n").split("\n")
     return "\n".join(
         _CONTROLS.sub("", _ANSI.sub("", line.rstrip("\r").rsplit("\r", 1)[-1])) for line in lines
     )
