@@ -71,4 +71,4 @@ async def test_one_summary_names_both_failed_steps_of_two_workflows_and_the_deep
     assert any("error: undefined: chargeAgain" in e["text"] for e in build["error_lines"])
     assert "search_step_logs" in test["read_more"]
     text = text_of(result)
-    assert FAILED_TWICE_TEST in text and "chargeAgain" in text and "Not shown" in text
+    assert FAILED_TWICE_TEST in text and "chargeAgain" in text and "not shown" in text
