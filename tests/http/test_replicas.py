@@ -67,6 +67,17 @@ def fleet(
             replica.stop()
 
 
+async def answer_yes(client: Any, args: dict[str, Any], state: str | None) -> Any:
+    """The 2026-07-28 retry of delete_secret carrying a yes and `state`."""
+    return await client.session.call_tool(
+        "delete_secret",
+        args,
+        input_responses={"confirm": YES},
+        request_state=state,
+        allow_input_required=True,
+    )
+
+
 def deletes(sandbox: Sandbox) -> list[str]:
     return [r.path for r in sandbox.state_changing_requests()]
 
@@ -85,24 +96,12 @@ async def test_a_fleet_sharing_keys_and_redis_acts_as_one_server_and_other_keys_
             # A 2026-07-28 question from replica one, answered at replica two: executes, once.
             question = await asks_one.session.call_tool("delete_secret", SECRET, allow_input_required=True)
             assert isinstance(question, types.InputRequiredResult)
-            answered = await asks_two.session.call_tool(
-                "delete_secret",
-                SECRET,
-                input_responses={"confirm": YES},
-                request_state=question.request_state,
-                allow_input_required=True,
-            )
+            answered = await answer_yes(asks_two, SECRET, question.request_state)
             assert isinstance(answered, types.CallToolResult) and not answered.is_error
             assert deletes(sandbox) == ["/api/repos/4/secrets/dotfiles_token"]
             # The same state and yes again, at either replica: acted on once, so a fresh question.
             for replica in (asks_one, asks_two):
-                replayed = await replica.session.call_tool(
-                    "delete_secret",
-                    SECRET,
-                    input_responses={"confirm": YES},
-                    request_state=question.request_state,
-                    allow_input_required=True,
-                )
+                replayed = await answer_yes(replica, SECRET, question.request_state)
                 assert isinstance(replayed, types.InputRequiredResult), replayed
                 assert replayed.request_state != question.request_state
             assert deletes(sandbox) == ["/api/repos/4/secrets/dotfiles_token"]
@@ -129,13 +128,7 @@ async def test_a_fleet_sharing_keys_and_redis_acts_as_one_server_and_other_keys_
             mcp_client(stranger_url, f.bearer, elicitation_callback=say_yes) as stranger,
             mcp_client(stranger_url, f.bearer) as stranger_plain,
         ):
-            fresh = await stranger.session.call_tool(
-                "delete_secret",
-                OTHER_SECRET,
-                input_responses={"confirm": YES},
-                request_state=question.request_state,
-                allow_input_required=True,
-            )
+            fresh = await answer_yes(stranger, OTHER_SECRET, question.request_state)
             refused = await stranger_plain.call_tool(
                 "delete_registry", {**OTHER_REGISTRY, "confirm_token": other_token}
             )

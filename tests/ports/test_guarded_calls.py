@@ -1,6 +1,7 @@
 """GuardedCalls driven directly (no MCP): the re-check just before the write on the token and sealed paths, and a cancelled dialog is a no."""
 
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -12,6 +13,7 @@ from ports.use_cases.guarded import CallContext, Complete, NeedInput
 from ports.woodpecker import ApiCall, ApiResponse, Credential, LogWindow, LogWindowRequest
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import Harness, build_harness_on
+from tests.mcp.test_guard_recheck import drop_pull_request_event, make_private, prepare
 
 pytestmark = pytest.mark.anyio
 
@@ -55,63 +57,53 @@ class Says:
 YES = Answer("accept", True)
 
 
-def lower_on_public(sandbox: Sandbox) -> None:
-    with sandbox.state.lock:
-        sandbox.world.repos[1].require_approval = "all_events"
-        sandbox.world.repos[1].visibility = "public"
-
-
-def make_private(sandbox: Sandbox) -> None:
-    with sandbox.state.lock:
-        sandbox.world.repos[1].visibility = "private"
-
-
-def drop_pull_request_event(sandbox: Sandbox) -> None:
-    with sandbox.state.lock:
-        sandbox.world.secrets[7].events = ["push"]
-
-
 def narrow_images(sandbox: Sandbox) -> None:
     with sandbox.state.lock:
         sandbox.world.secrets[7].images = ["alpine"]
 
 
-# (tool, arguments asking for one reason, the read they decide on, a change that widens the call
-# further once re-read, a word only the question after the change shows)
-CASES = [
-    (
+@dataclass(frozen=True)
+class Case:
+    """A call asking for one reason, the read it decides on, a change that widens it further once
+    re-read, and words only the question after the change shows."""
+
+    tool: str
+    args: dict[str, Any]
+    read: str
+    change: Callable[[Sandbox], None]
+    newly_shown: str
+
+
+ROTATE = {"scope": "global", "name": "sonar_token", "value": "rotated"}
+CASES = {
+    "repository-made-private": Case(
         "update_repository",
         {"repo_id": 1, "require_approval": "forks", "visibility": "public"},
         "/api/repos/1",
         make_private,
         "It becomes public",
     ),
-    (
+    "secret-lost-its-pull-request-event": Case(
         "update_secret",
-        {"scope": "global", "name": "sonar_token", "value": "rotated", "events": ["push", "pull_request"]},
+        {**ROTATE, "events": ["push", "pull_request"]},
         "/api/secrets/sonar_token",
         drop_pull_request_event,
         "pull-request",
     ),
-    (
+    "secret-limited-to-other-images": Case(
         "update_secret",
-        {
-            "scope": "global",
-            "name": "sonar_token",
-            "value": "rotated",
-            "images": ["sonarsource/sonar-scanner-cli"],
-        },
+        {**ROTATE, "images": ["sonarsource/sonar-scanner-cli"]},
         "/api/secrets/sonar_token",
         narrow_images,
         "adds an image",
     ),
-]
-IDS = ["repository-made-private", "secret-lost-its-pull-request-event", "secret-limited-to-other-images"]
+}
+EACH_CASE = pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
 
 
 @pytest.fixture
 async def changing(sandbox: Sandbox) -> AsyncIterator[tuple[Harness, ChangesAfterRead]]:
-    lower_on_public(sandbox)
+    prepare(sandbox)  # repository 1: public, require_approval all_events
     credential = Credential(sandbox.admin_token)
     gateway = ChangesAfterRead(
         HttpxWoodpeckerGateway(sandbox.url, token=credential, retries=0, trust_env=False)
@@ -126,72 +118,61 @@ def context(channel: Any, **extra: Any) -> CallContext:
     return CallContext(principal=None, credential=None, channel=channel, **extra)
 
 
-@pytest.mark.parametrize(("tool", "args", "read", "change", "newly_shown"), CASES, ids=IDS)
+async def sealed_question(harness: Harness, case: Case) -> NeedInput:
+    first = await harness.guarded.call(case.tool, dict(case.args), context("mrtr"))
+    assert isinstance(first, NeedInput), first
+    return first
+
+
+async def sealed_yes(harness: Harness, case: Case, question: NeedInput) -> Any:
+    retry = context("mrtr", answer=YES, request_state=question.request_state)
+    return await harness.guarded.call(case.tool, dict(case.args), retry)
+
+
+@EACH_CASE
 async def test_a_token_call_whose_object_changes_before_the_write_writes_nothing(
-    sandbox: Sandbox,
-    changing: tuple[Harness, ChangesAfterRead],
-    tool: str,
-    args: dict[str, Any],
-    read: str,
-    change: Callable[[Sandbox], None],
-    newly_shown: str,
+    sandbox: Sandbox, changing: tuple[Harness, ChangesAfterRead], case: Case
 ) -> None:
     harness, gateway = changing
     with anyio.fail_after(15):
-        first = await harness.guarded.call(tool, dict(args), context("token"))
+        first = await harness.guarded.call(case.tool, dict(case.args), context("token"))
         assert isinstance(first, Complete) and first.result.structured["outcome"] == "confirmation_required"
         token = first.result.structured["confirm_token"]
         # The second call reads (and decides: the token fits), then reads again just before the write.
-        gateway.arm(read, lambda: change(sandbox), after=1)
-        second = await harness.guarded.call(tool, {**args, "confirm_token": token}, context("token"))
+        gateway.arm(case.read, lambda: case.change(sandbox))
+        second = await harness.guarded.call(
+            case.tool, {**case.args, "confirm_token": token}, context("token")
+        )
     assert gateway.armed is None  # the change happened, between the two reads of one call
     assert isinstance(second, Complete) and second.result.is_error
     assert second.result.structured["error"]["kind"] == "changed"
     assert sandbox.state_changing_requests() == []
 
 
-@pytest.mark.parametrize(("tool", "args", "read", "change", "newly_shown"), CASES, ids=IDS)
+@EACH_CASE
 async def test_a_sealed_yes_whose_object_changes_before_the_write_earns_a_new_question(
-    sandbox: Sandbox,
-    changing: tuple[Harness, ChangesAfterRead],
-    tool: str,
-    args: dict[str, Any],
-    read: str,
-    change: Callable[[Sandbox], None],
-    newly_shown: str,
+    sandbox: Sandbox, changing: tuple[Harness, ChangesAfterRead], case: Case
 ) -> None:
     harness, gateway = changing
     with anyio.fail_after(15):
-        first = await harness.guarded.call(tool, dict(args), context("mrtr"))
-        assert isinstance(first, NeedInput) and newly_shown not in first.message
-        gateway.arm(read, lambda: change(sandbox), after=1)
-        retried = await harness.guarded.call(
-            tool, dict(args), context("mrtr", answer=YES, request_state=first.request_state)
-        )
+        first = await sealed_question(harness, case)
+        assert case.newly_shown not in first.message
+        gateway.arm(case.read, lambda: case.change(sandbox))
+        retried = await sealed_yes(harness, case, first)
     assert gateway.armed is None
     assert isinstance(retried, NeedInput), retried
-    assert newly_shown in retried.message
+    assert case.newly_shown in retried.message
     assert sandbox.state_changing_requests() == []
 
 
-@pytest.mark.parametrize(("tool", "args", "read", "change", "newly_shown"), CASES, ids=IDS)
+@EACH_CASE
 async def test_without_a_change_the_same_calls_write_once(
-    sandbox: Sandbox,
-    changing: tuple[Harness, ChangesAfterRead],
-    tool: str,
-    args: dict[str, Any],
-    read: str,
-    change: Callable[[Sandbox], None],
-    newly_shown: str,
+    sandbox: Sandbox, changing: tuple[Harness, ChangesAfterRead], case: Case
 ) -> None:
     # The control: what the two tests above stop is an ordinary write when nothing moves.
     harness, _ = changing
     with anyio.fail_after(15):
-        first = await harness.guarded.call(tool, dict(args), context("mrtr"))
-        assert isinstance(first, NeedInput)
-        done = await harness.guarded.call(
-            tool, dict(args), context("mrtr", answer=YES, request_state=first.request_state)
-        )
+        done = await sealed_yes(harness, case, await sealed_question(harness, case))
     assert isinstance(done, Complete) and not done.result.is_error, done
     assert len(sandbox.state_changing_requests()) == 1
 
