@@ -102,26 +102,14 @@ def test_parameters_match_the_shared_catalogue(shared: dict[str, dict]) -> None:
                 assert ours.type == theirs["type"], (tool.name, ours.name)
 
 
-# The forms guard.md §1b settles: reserved variable names, git's ref rules, plain names, subgroup
-# paths and Bitbucket's {uuid} ids, each exactly as the shared catalogue writes it.
-BEYOND_FORMS = (
-    ("lookup_repository", "full_name"),
-    ("move_repository", "to"),
-    ("activate_repository", "forge_remote_id"),
-    ("trigger_pipeline", "branch"),
-    ("trigger_pipeline", "variables"),
-    ("restart_pipeline", "deploy_to"),
-)
-
-
-@pytest.mark.parametrize(("tool", "name"), BEYOND_FORMS)
-def test_the_forms_of_guard_md_1b_match_the_shared_catalogue(
-    shared: dict[str, dict], tool: str, name: str
-) -> None:
-    ours = {p.name: p for p in WOODPECKER_TOOLS.get(tool).params}[name].constraints
-    theirs = {p["name"]: p for p in shared[tool]["params"]}[name]["constraints"]
-    for key in ("pattern", "only_when", "propertyNames"):
-        assert ours.get(key) == theirs.get(key), key
+def test_every_form_rule_matches_the_shared_catalogue(shared: dict[str, dict]) -> None:
+    # Patterns (dot segments, reserved variable names, git's ref rules, plain names, subgroup paths,
+    # Bitbucket's {uuid} ids) and conditions, exactly as the shared catalogue writes them.
+    for tool in SHARED_TOOLS:
+        theirs = {p["name"]: p["constraints"] for p in shared[tool.name]["params"]}
+        for param in (p for p in tool.params if p.name in theirs):  # our additions have no shared form
+            for key in ("pattern", "only_when", "required_when", "propertyNames"):
+                assert param.constraints.get(key) == theirs[param.name].get(key), (tool.name, param.name, key)
 
 
 # ------------------------------------------------------------------------------------ descriptions

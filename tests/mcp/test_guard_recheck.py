@@ -35,6 +35,14 @@ def drop_pull_request_event(sandbox: Sandbox) -> None:
         sandbox.world.secrets[7].events = ["push"]
 
 
+def clear_the_review(sandbox: Sandbox) -> None:
+    # The declined pull request 7 loses its approval record: restarting it now also goes around approval.
+    with sandbox.state.lock:
+        for pipeline in sandbox.world.pipelines.values():
+            if (pipeline.repo_id, pipeline.number) == (1, 7):
+                pipeline.reviewed_by = ""
+
+
 def prepare(sandbox: Sandbox) -> None:
     with sandbox.state.lock:
         sandbox.world.repos[1].require_approval = "all_events"
@@ -61,6 +69,7 @@ class ChangingPerson(Person):
 CASES = [
     ("update_repository", LOWER, make_private, "public"),
     ("update_secret", ROTATE, drop_pull_request_event, "pull_request"),
+    ("restart_pipeline", {"repo_id": 1, "number": 7}, clear_the_review, "approve_pipeline"),
 ]
 
 
