@@ -3,7 +3,7 @@
 Only a 2025-11-25 session whose client declared form elicitation (on a server that asks)
 can ever be pushed a question, so only such sessions answer a POST with an SSE stream;
 every other request (all of 2026-07-28, and 2025-11-25 sessions that cannot be asked) gets
-one plain JSON body, which costs the server less per call (docs/adr/0016).
+one plain JSON body, which costs the server less per call (docs/adr/0021).
 """
 
 import json

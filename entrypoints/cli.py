@@ -252,7 +252,7 @@ def _serve(transport: str, host: str | None, port: int | None) -> int:
 
 def _loop_options() -> dict[str, Any]:
     """uvloop under the HTTP server where it is installed (a dependency on Linux and macOS): the
-    event loop is much of the CPU per call under many sessions (docs/adr/0016)."""
+    event loop is much of the CPU per call under many sessions (docs/adr/0021)."""
     try:
         import uvloop  # noqa: F401
     except ImportError:
