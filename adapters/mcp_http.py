@@ -1,13 +1,22 @@
-"""Streamable HTTP for the MCP server, both protocol eras: stateful 2025-11-25 sessions (so a dialog can be pushed), sessionless 2026-07-28 requests, Host/Origin checks on, a body limit, and each session bound to the principal that opened it."""
+"""Streamable HTTP for the MCP server, both protocol eras: stateful 2025-11-25 sessions (so a dialog can be pushed), sessionless 2026-07-28 requests, Host/Origin checks on, a body limit, and each session bound to the principal that opened it.
 
+Only a 2025-11-25 session whose client declared form elicitation (on a server that asks)
+can ever be pushed a question, so only such sessions answer a POST with an SSE stream;
+every other request (all of 2026-07-28, and 2025-11-25 sessions that cannot be asked) gets
+one plain JSON body, which costs the server less per call (docs/adr/0021).
+"""
+
+import json
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
+import mcp_types as types
 from mcp.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
@@ -16,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 PRINCIPAL_SCOPE_KEY = "woodpecker_mcp.principal"
 SESSION_HEADER = b"mcp-session-id"
+PROTOCOL_HEADER = b"mcp-protocol-version"
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 LOOPBACK_ORIGINS = tuple(
@@ -38,23 +48,45 @@ class SessionOwners:
     been forgotten: it is refused too (fail closed), and the least recently used id is the
     one forgotten when the map is full. Its client then opens a new session, as it would
     after the SDK's idle timeout.
+
+    With `plain` given, requests are split between two session managers: `app` (SSE
+    responses, for sessions that may be pushed a question) and `plain` (JSON responses).
+    A 2026-07-28 request goes to `plain`; a presented session to the manager that opened
+    it; a request opening a session to `app` only when `pushes(body)` says its client can
+    be asked (the body is read here, so `max_body_bytes` bounds it).
     """
 
-    def __init__(self, app: ASGIApp, capacity: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        capacity: int,
+        *,
+        plain: ASGIApp | None = None,
+        pushes: Callable[[bytes], bool] | None = None,
+        max_body_bytes: int = 1024 * 1024,
+    ) -> None:
         self._app = app
         self._capacity = capacity
-        self._owners: OrderedDict[str, object] = OrderedDict()
+        self._plain = plain
+        self._pushes = pushes
+        self._max_body_bytes = max_body_bytes
+        self._owners: OrderedDict[str, tuple[object, ASGIApp]] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self._app(scope, receive, send)
             return
         principal = scope.get(PRINCIPAL_SCOPE_KEY)
-        presented = next(
-            (v.decode("latin-1") for k, v in scope["headers"] if k.lower() == SESSION_HEADER), None
-        )
+        presented = protocol = None
+        for key, value in scope["headers"]:
+            key = key.lower()
+            if key == SESSION_HEADER:
+                presented = value.decode("latin-1")
+            elif key == PROTOCOL_HEADER:
+                protocol = value.decode("latin-1")
         if presented is not None:
-            if presented not in self._owners or self._owners[presented] != principal:
+            owner = self._owners.get(presented)
+            if owner is None or owner[0] != principal:
                 # The same answer as for a session that does not exist: nothing is confirmed.
                 await JSONResponse(
                     {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Session not found"}},
@@ -62,23 +94,83 @@ class SessionOwners:
                 )(scope, receive, send)
                 return
             self._owners.move_to_end(presented)
-            await self._app(scope, receive, send)
+            await owner[1](scope, receive, send)
             return
+        target = self._app
+        if self._plain is not None:
+            if protocol is not None and protocol not in HANDSHAKE_PROTOCOL_VERSIONS:
+                # 2026-07-28: sessionless, and a question travels in the result (input_required).
+                await self._plain(scope, receive, send)
+                return
+            body, receive = await _peek_body(receive, self._max_body_bytes)
+            if body is None or self._pushes is None or not self._pushes(body):
+                target = self._plain
 
         async def remember_new_session(message: Message) -> None:
             if message["type"] == "http.response.start":
                 for key, value in message.get("headers", []):
                     if key.lower() == SESSION_HEADER:
-                        self._remember(value.decode("latin-1"), principal)
+                        self._remember(value.decode("latin-1"), principal, target)
             await send(message)
 
-        await self._app(scope, receive, remember_new_session)
+        await target(scope, receive, remember_new_session)
 
-    def _remember(self, session_id: str, principal: object) -> None:
-        self._owners[session_id] = principal
+    def _remember(self, session_id: str, principal: object, app: ASGIApp) -> None:
+        self._owners[session_id] = (principal, app)
         self._owners.move_to_end(session_id)
         while len(self._owners) > self._capacity:
             self._owners.popitem(last=False)
+
+
+async def _peek_body(receive: Receive, limit: int) -> tuple[bytes | None, Receive]:
+    """The whole request body (None past `limit` or on a disconnect) and a `receive` that replays what was read."""
+    seen: list[Message] = []
+    size = 0
+    complete = False
+    while size <= limit:
+        message = await receive()
+        seen.append(message)
+        if message["type"] != "http.request":
+            break
+        size += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            complete = True
+            break
+
+    async def replay() -> Message:
+        return seen.pop(0) if seen else await receive()
+
+    if not complete or size > limit:
+        return None, replay
+    return b"".join(m.get("body", b"") for m in seen), replay
+
+
+def opening_capabilities(body: bytes) -> types.ClientCapabilities | None:
+    """The client capabilities a 2025-11-25 `initialize` declares; None for any other body."""
+    try:
+        message = json.loads(body)
+        if not isinstance(message, dict) or message.get("method") != "initialize":
+            return None
+        return types.ClientCapabilities.model_validate(
+            (message.get("params") or {}).get("capabilities") or {}
+        )
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def declares_elicitation(capabilities: types.ClientCapabilities) -> bool:
+    """Any elicitation at all (the server decides the mode later): the cautious default for `asks`."""
+    return capabilities.elicitation is not None
+
+
+def _opens_a_session_that_can_be_asked(
+    asks: Callable[[types.ClientCapabilities], bool],
+) -> Callable[[bytes], bool]:
+    def pushes(body: bytes) -> bool:
+        capabilities = opening_capabilities(body)
+        return capabilities is not None and asks(capabilities)
+
+    return pushes
 
 
 def sdk_host_patterns(patterns: Sequence[str]) -> list[str]:
@@ -112,37 +204,55 @@ def build_http_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     session_idle_seconds: float | None = DEFAULT_SESSION_IDLE_SECONDS,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
+    asks: Callable[[types.ClientCapabilities], bool] | None = declares_elicitation,
     middleware: Sequence[Middleware] = (),
     routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
     """The ASGI app serving `server` at `path`.
 
     `middleware` wraps everything, outermost first (the authentication gates go here);
-    `routes` are served beside the MCP endpoint (e.g. a health check). The lifespan runs the
-    SDK session manager, which enters the server's own lifespan once.
+    `routes` are served beside the MCP endpoint (e.g. a health check). `asks` says whether
+    the server may push a question to a 2025-11-25 client with these capabilities (None: it
+    never does, e.g. elicitation is off); other sessions get plain JSON answers. The lifespan runs the SDK session managers (one per response kind), each of which
+    enters the server's own lifespan; `max_sessions` bounds each kind of session.
     """
-    manager = StreamableHTTPSessionManager(
-        app=server,
-        # Stateful on purpose: a 2025-11-25 dialog needs the session's back-channel. The
-        # 2026-07-28 leg is sessionless whatever this says.
-        stateless=False,
-        json_response=False,
-        security_settings=TransportSecuritySettings(
-            # "*" can only come from an operator who put their own gate in front (ours, or a
-            # proxy's). The SDK's check knows no wildcard, so it steps aside and that gate decides.
-            enable_dns_rebinding_protection="*" not in allowed_hosts and "*" not in allowed_origins,
-            allowed_hosts=sdk_host_patterns(allowed_hosts),
-            allowed_origins=sdk_origin_patterns(allowed_origins),
-        ),
-        max_request_body_size=max_body_bytes,
-        session_idle_timeout=session_idle_seconds,
-        max_sessions=max_sessions,
+
+    def manager(json_response: bool) -> StreamableHTTPSessionManager:
+        return StreamableHTTPSessionManager(
+            app=server,
+            # Stateful on purpose: a 2025-11-25 dialog needs the session's back-channel. The
+            # 2026-07-28 leg is sessionless whatever this says.
+            stateless=False,
+            json_response=json_response,
+            security_settings=TransportSecuritySettings(
+                # "*" can only come from an operator who put their own gate in front (ours, or a
+                # proxy's). The SDK's check knows no wildcard, so it steps aside and that gate decides.
+                enable_dns_rebinding_protection="*" not in allowed_hosts and "*" not in allowed_origins,
+                allowed_hosts=sdk_host_patterns(allowed_hosts),
+                allowed_origins=sdk_origin_patterns(allowed_origins),
+            ),
+            max_request_body_size=max_body_bytes,
+            session_idle_timeout=session_idle_seconds,
+            max_sessions=max_sessions,
+        )
+
+    # Two managers of the same server: SSE answers only where a question may be pushed.
+    managers = [manager(json_response=False)] if asks is not None else []
+    plain = manager(json_response=True)
+    managers.append(plain)
+    endpoint = SessionOwners(
+        StreamableHTTPASGIApp(managers[0]),
+        capacity=max_sessions * 2,
+        plain=StreamableHTTPASGIApp(plain),
+        pushes=None if asks is None else _opens_a_session_that_can_be_asked(asks),
+        max_body_bytes=max_body_bytes,
     )
-    endpoint = SessionOwners(StreamableHTTPASGIApp(manager), capacity=max_sessions * 2)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
+        async with AsyncExitStack() as stack:
+            for each in managers:
+                await stack.enter_async_context(each.run())
             yield
 
     return Starlette(

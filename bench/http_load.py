@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,20 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    """Until something accepts connections on the port (for a server without a health route)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"the server exited with code {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("the server did not start listening in time")
+
+
 def wait_for_health(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -81,7 +95,15 @@ async def session(url: str, bearer: str, mode: str) -> AsyncIterator[Client]:
             yield client
 
 
-async def drive(url: str, bearer: str, sessions: int, calls: int, pid: int) -> dict[str, Any]:
+async def drive(
+    url: str,
+    bearer: str,
+    sessions: int,
+    calls: int,
+    pid: int,
+    plan: Sequence[tuple[str, dict[str, Any]]] = READ_CALLS,
+) -> dict[str, Any]:
+    """`sessions` concurrent sessions of `calls` calls each, cycling through `plan` (tool name, arguments)."""
     latencies: list[float] = []
     errors: list[str] = []
     samples: list[tuple[float, int]] = []
@@ -92,7 +114,7 @@ async def drive(url: str, bearer: str, sessions: int, calls: int, pid: int) -> d
         try:
             async with session(url, bearer, mode) as client:
                 for i in range(calls):
-                    name, args = READ_CALLS[(index + i) % len(READ_CALLS)]
+                    name, args = plan[(index + i) % len(plan)]
                     started = time.perf_counter()
                     result = await client.call_tool(name, args)
                     latencies.append(time.perf_counter() - started)
@@ -128,6 +150,7 @@ async def drive(url: str, bearer: str, sessions: int, calls: int, pid: int) -> d
         if ordered
         else None,
         "rss_samples_kib": samples,
+        "latencies_s": latencies,
     }
 
 
@@ -198,7 +221,7 @@ def main() -> int:
         "calls_per_session": args.calls,
         "tools": [name for name, _ in READ_CALLS],
         "warmup_errors": warmup["errors"],
-        **{k: v for k, v in run.items() if k != "rss_samples_kib"},
+        **{k: v for k, v in run.items() if k not in ("rss_samples_kib", "latencies_s")},
         "server_rss_kib": {"start": rss_start, "after_warmup": rss_warm, "end": rss_end},
         "rss_growth_mib": round(growth_mib, 2),
         # Where the time went: a side near run["seconds"] of CPU is the bottleneck.

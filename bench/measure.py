@@ -27,7 +27,8 @@ import anyio
 import httpx
 
 from bench import http_load
-from bench.stdio_client import LEGACY, MODERN, StdioServer, proc_cpu_seconds
+from bench.peer import LOG_TOOL, READ_TOOL, Peer
+from bench.stdio_client import LEGACY, MODERN, ServerFailed, StdioServer, proc_cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = frozenset({"domain", "ports", "adapters", "entrypoints"})
@@ -72,6 +73,9 @@ class Bench:
     base_env: dict[str, str]
     audit_file: str
     log: Callable[[str], None] = print
+    # The peer server, or None (then `peer_skipped` says why).
+    peer: Peer | None = None
+    peer_skipped: str | None = None
     woodpecker: httpx.Client = field(init=False)
 
     def __post_init__(self) -> None:
@@ -98,6 +102,14 @@ class Bench:
 
     def stdio(self, **extra_env: str) -> StdioServer:
         return StdioServer(self.server_argv, self.env(**extra_env), cwd=str(ROOT))
+
+    def peer_env(self, **extra: str) -> dict[str, str]:
+        assert self.peer is not None
+        return self.peer.env(self.base_env, self.sandbox["url"], self.token, **extra)
+
+    def peer_stdio(self) -> StdioServer:
+        assert self.peer is not None
+        return StdioServer(self.peer.argv, self.peer_env(), cwd=str(ROOT))
 
     def upstream(self, session: StdioServer, name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The Woodpecker requests one tool call makes, as the sandbox recorded them."""
@@ -142,11 +154,14 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _spawn_to_tools_list(bench: Bench, argv: Sequence[str] | None = None, **env: str) -> Spawn:
+def _spawn_to_tools_list(
+    bench: Bench, argv: Sequence[str] | None = None, *, environ: Mapping[str, str] | None = None, **env: str
+) -> Spawn:
     """Spawn a stdio server, time it to the `tools/list` answer, and count the CPU it used (children are reaped one at a time)."""
     cpu_before = _children_cpu()
     started = time.perf_counter()
-    server = StdioServer(argv or bench.server_argv, bench.env(**env), cwd=str(ROOT), started=started)
+    environ = environ if environ is not None else bench.env(**env)
+    server = StdioServer(argv or bench.server_argv, environ, cwd=str(ROOT), started=started)
     with server:
         server.initialize()
         tools = server.list_tools()
@@ -165,13 +180,23 @@ def cold_start(bench: Bench, spawns: int) -> dict[str, Any]:
     floor_argv = [sys.executable, "-m", "bench.sdk_floor_server"]
     ours: list[Spawn] = []
     floor: list[Spawn] = []
+    peer: list[Spawn] = []
     interpreter: list[float] = []
+
+    def spawn_peer() -> Spawn:
+        assert bench.peer is not None
+        return _spawn_to_tools_list(bench, bench.peer.argv, environ=bench.peer_env())
+
     # One unmeasured round first: the page cache and .pyc files warm, as for any client after the first.
     _spawn_to_tools_list(bench)
     _spawn_to_tools_list(bench, floor_argv)
+    if bench.peer is not None:
+        spawn_peer()
     for _ in range(spawns):
         ours.append(_spawn_to_tools_list(bench))
         floor.append(_spawn_to_tools_list(bench, floor_argv))
+        if bench.peer is not None:
+            peer.append(spawn_peer())
         interpreter.append(_spawn_interpreter())
     essential = _spawn_to_tools_list(bench, WOODPECKER_ALLOW_TOOLS="essential")
     read_only = _spawn_to_tools_list(bench, WOODPECKER_READ_ONLY="true")
@@ -191,6 +216,15 @@ def cold_start(bench: Bench, spawns: int) -> dict[str, Any]:
         "ratio_of_minimums": ratio(min(s.seconds for s in ours), min(s.seconds for s in floor)),
         "added_by_this_project_ms": ms(wall[0] - wall[1]),
         "cpu_ms": {"ours_median": ms(cpu[0]), "sdk_floor_median": ms(cpu[1]), "ratio": ratio(*cpu)},
+        "peer": {
+            **summary([s.seconds for s in peer]),
+            "cpu_median_ms": ms(statistics.median(s.cpu_seconds for s in peer)),
+            "tools": peer[-1].tools,
+            "answer_bytes": peer[-1].answer_bytes,
+            "ratio_ours_to_peer": ratio(wall[0], statistics.median(s.seconds for s in peer)),
+        }
+        if peer
+        else None,
         "tools_list": sizes,
         "imports": startup_imports(bench),
         "import_cpu_ms": import_cpu(),
@@ -267,30 +301,41 @@ def startup_imports(bench: Bench) -> dict[str, Any]:
 
 
 def round_trip(bench: Bench, calls: int, warmup: int = 20, block: int = 10) -> dict[str, Any]:
-    """`get_repository` over one stdio session beside its own Woodpecker GET, alternating in blocks of `block`."""
+    """`get_repository` over one stdio session beside its own Woodpecker GET (and the peer's `get_repo` beside its GET), alternating in blocks of `block`."""
     name, arguments = "get_repository", {"repo_id": 1}
     ours: list[float] = []
     floor: list[float] = []
-    with bench.stdio() as server:
+    theirs: list[float] = []
+    their_floor: list[float] = []
+    with bench.stdio() as server, bench.peer_stdio() if bench.peer else _Nothing() as peer:
         server.initialize()
         requests = bench.upstream(server, name, arguments)
+        peer_requests: list[dict[str, Any]] = []
+        if peer is not None:
+            peer.initialize()
+            peer_requests = bench.upstream(peer, READ_TOOL, arguments)
         for _ in range(warmup):
             server.call(name, arguments)
             bench.replay(requests)
+            if peer is not None:
+                peer.call(READ_TOOL, arguments)
+                bench.replay(peer_requests)
+        # Each server idles while the others are timed, so its CPU over the whole loop is its calls' CPU.
         cpu_before = server.cpu_seconds()
+        peer_cpu_before = peer.cpu_seconds() if peer is not None else 0.0
         while len(ours) < calls:
-            for _ in range(block):
-                started = time.perf_counter()
-                server.call(name, arguments)
-                ours.append(time.perf_counter() - started)
-            for _ in range(block):
-                started = time.perf_counter()
-                bench.replay(requests)
-                floor.append(time.perf_counter() - started)
+            _timed_block(block, ours, lambda: server.call(name, arguments))
+            _timed_block(block, floor, lambda: bench.replay(requests))
+            if peer is not None:
+                _timed_block(block, theirs, lambda: peer.call(READ_TOOL, arguments))
+                _timed_block(block, their_floor, lambda: bench.replay(peer_requests))
         server_cpu = server.cpu_seconds() - cpu_before
+        peer_cpu = peer.cpu_seconds() - peer_cpu_before if peer is not None else 0.0
         answer_bytes = server.last_response_bytes
+        peer_answer_bytes = peer.last_response_bytes if peer is not None else 0
     mine, base = summary(ours), summary(floor)
-    return {
+    above = mine["median_ms"] - base["median_ms"]
+    result: dict[str, Any] = {
         "tool": name,
         "arguments": arguments,
         "upstream_requests": requests,
@@ -299,8 +344,43 @@ def round_trip(bench: Bench, calls: int, warmup: int = 20, block: int = 10) -> d
         "floor_direct_httpx": base,
         "ratio_median": ratio(mine["median_ms"], base["median_ms"]),
         "ratio_p99": ratio(mine["p99_ms"], base["p99_ms"]),
+        "above_floor_median_ms": round(above, 3),
         "server_cpu_ms_per_call": ms(server_cpu / len(ours)),
+        "peer": None,
     }
+    if theirs:
+        peer_mine, peer_base = summary(theirs), summary(their_floor)
+        peer_above = peer_mine["median_ms"] - peer_base["median_ms"]
+        peer_cpu_per_call = ms(peer_cpu / len(theirs))
+        result["peer"] = {
+            "tool": READ_TOOL,
+            "upstream_requests": peer_requests,
+            "answer_bytes": peer_answer_bytes,
+            "calls": peer_mine,
+            "floor_direct_httpx": peer_base,
+            "above_floor_median_ms": round(peer_above, 3),
+            "server_cpu_ms_per_call": peer_cpu_per_call,
+            "ratio_above_floor_ours_to_peer": ratio(above, peer_above),
+            "ratio_cpu_ours_to_peer": ratio(result["server_cpu_ms_per_call"], peer_cpu_per_call),
+        }
+    return result
+
+
+def _timed_block(count: int, into: list[float], action: Callable[[], object]) -> None:
+    for _ in range(count):
+        started = time.perf_counter()
+        action()
+        into.append(time.perf_counter() - started)
+
+
+class _Nothing:
+    """A stand-in context manager for a server that is not run (the peer, when skipped)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 # ---------------------------------------------------------------------------------- step logs
@@ -361,6 +441,56 @@ def step_logs(bench: Bench, sizes: Sequence[int]) -> list[dict[str, Any]]:
     return rows
 
 
+def log_tail(bench: Bench, sizes: Sequence[int], repeats: int) -> dict[str, Any]:
+    """`get_step_logs` (the default 200-line tail) on each size, ours and the peer's alternating in one session each; wall per call."""
+    steps = {log["lines"]: log for log in bench.sandbox["big_logs"]}
+    rows = []
+    with bench.stdio() as server, bench.peer_stdio() if bench.peer else _Nothing() as peer:
+        server.initialize()
+        if peer is not None:
+            peer.initialize()
+        for lines in sizes:
+            log = steps[lines]
+            ours_args = {"repo_id": log["repo_id"], "number": log["number"], "step_id": log["step_id"]}
+            peer_args = {
+                "repo_id": log["repo_id"],
+                "pipeline_number": log["number"],
+                "step_id": log["step_id"],
+            }
+            ours: list[float] = []
+            theirs: list[float] = []
+            failures: dict[str, str] = {}
+            for _ in range(repeats):
+                for who, session, tool, args, into in (
+                    ("ours", server, "get_step_logs", ours_args, ours),
+                    ("peer", peer, LOG_TOOL, peer_args, theirs),
+                ):
+                    if session is None or who in failures:
+                        continue
+                    started = time.perf_counter()
+                    try:
+                        session.call(tool, args)
+                    except ServerFailed as e:
+                        failures[who] = str(e)[:300]
+                        continue
+                    into.append(time.perf_counter() - started)
+            row: dict[str, Any] = {
+                "lines": lines,
+                "ours_median_ms": ms(statistics.median(ours)) if ours else None,
+                "peer_median_ms": ms(statistics.median(theirs)) if theirs else None,
+                "failures": failures,
+            }
+            row["ratio_ours_to_peer"] = (
+                ratio(row["ours_median_ms"], row["peer_median_ms"]) if ours and theirs else None
+            )
+            rows.append(row)
+            bench.log(
+                f"  {lines:>9,} lines: ours {row['ours_median_ms']} ms, peer {row['peer_median_ms']} ms"
+                + (f", failed: {', '.join(failures)}" if failures else "")
+            )
+    return {"repeats": repeats, "tool_arguments": "defaults (the last 200 lines)", "rows": rows}
+
+
 # ---------------------------------------------------------------------------------- HTTP
 
 
@@ -398,48 +528,142 @@ async def _floor_load(
     }
 
 
-def http_throughput(bench: Bench, sessions: int, calls: int, warmup: int) -> dict[str, Any]:
-    """`bench.http_load`'s driver (half 2025-11-25, half 2026-07-28 sessions) against our HTTP server, beside the replayed floor."""
-    with bench.stdio() as server:
-        server.initialize()
-        plan = [bench.upstream(server, name, arguments) for name, arguments in http_load.READ_CALLS]
-    bearer = secrets.token_urlsafe(32)
-    port = http_load.free_port()
+HTTP_READ = ("get_repository", {"repo_id": 1})
+
+
+def _serve_http(
+    argv: Sequence[str], env: Mapping[str, str], port: int, health: bool
+) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
-        [*bench.server_argv, "--transport", "http", "--port", str(port)],
-        env=bench.env(WOODPECKER_MCP_BEARER=bearer),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd=ROOT,
+        list(argv), env=dict(env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT
     )
     try:
-        http_load.wait_for_health(port, process)
-        url = f"http://127.0.0.1:{port}/mcp"
-        warm = anyio.run(http_load.drive, url, bearer, sessions, warmup, process.pid)
-        cpu_before, client_before = proc_cpu_seconds(process.pid), _own_cpu()
-        run = anyio.run(http_load.drive, url, bearer, sessions, calls, process.pid)
-        server_cpu, client_cpu = proc_cpu_seconds(process.pid) - cpu_before, _own_cpu() - client_before
-        rss_end = http_load.rss_kib(process.pid)
-    finally:
-        process.terminate()
+        (http_load.wait_for_health if health else http_load.wait_for_port)(port, process)
+    except BaseException:
+        process.kill()
         process.wait(10)
-    floor = anyio.run(_floor_load, bench, plan, sessions, calls)
-    ours = {k: v for k, v in run.items() if k != "rss_samples_kib"}
+        raise
+    return process
+
+
+def _load_rounds(
+    process: subprocess.Popen[bytes],
+    url: str,
+    bearer: str,
+    sessions: int,
+    calls: int,
+    warmup: int,
+    plan: Sequence[tuple[str, dict[str, Any]]],
+) -> tuple[dict[str, Any], list[float], float]:
+    """One warm-up and one measured run of `http_load.drive`: (summary, latencies, server CPU seconds)."""
+    warm = anyio.run(http_load.drive, url, bearer, sessions, warmup, process.pid, plan)
+    cpu_before = proc_cpu_seconds(process.pid)
+    run = anyio.run(http_load.drive, url, bearer, sessions, calls, process.pid, plan)
+    cpu = proc_cpu_seconds(process.pid) - cpu_before
+    run["warmup_errors"] = warm["errors"]
+    return run, run.pop("latencies_s"), cpu
+
+
+def _load_summary(runs: Sequence[dict[str, Any]], latencies: list[float], cpu: float) -> dict[str, Any]:
+    calls = sum(r["calls"] for r in runs)
+    seconds = sum(r["seconds"] for r in runs)
+    ordered = sorted(latencies)
     return {
+        "calls": calls,
+        "errors": sum(r["errors"] for r in runs) + sum(r["warmup_errors"] for r in runs),
+        "first_errors": [e for r in runs for e in r["first_errors"]][:5],
+        "seconds": round(seconds, 2),
+        "calls_per_second": round(calls / seconds, 1) if seconds else 0.0,
+        "p50_ms": ms(statistics.median(ordered)) if ordered else None,
+        "p99_ms": ms(nearest_rank(ordered, 0.99)) if ordered else None,
+        "server_cpu_ms_per_call": ms(cpu / calls) if calls else None,
+    }
+
+
+def http_throughput(bench: Bench, sessions: int, calls: int, warmup: int, rounds: int = 2) -> dict[str, Any]:
+    """`bench.http_load`'s driver (half 2025-11-25, half 2026-07-28 sessions) calling the read tool on our HTTP server and on the peer's, in alternating rounds, beside the replayed floor."""
+    name, arguments = HTTP_READ
+    with bench.stdio() as server:
+        server.initialize()
+        plan = [bench.upstream(server, name, arguments)]
+    bearer = secrets.token_urlsafe(32)
+    servers: dict[
+        str, tuple[list[str], dict[str, str], int, bool, str, list[tuple[str, dict[str, Any]]]]
+    ] = {}
+    port = http_load.free_port()
+    servers["ours"] = (
+        [*bench.server_argv, "--transport", "http", "--port", str(port)],
+        bench.env(WOODPECKER_MCP_BEARER=bearer),
+        port,
+        True,
+        bearer,
+        [HTTP_READ],
+    )
+    if bench.peer is not None:
+        peer_port = http_load.free_port()
+        servers["peer"] = (
+            bench.peer.argv,
+            bench.peer_env(WOODPECKER_MCP_TRANSPORT="http", HOST="127.0.0.1", PORT=str(peer_port)),
+            peer_port,
+            False,
+            # The peer forwards the caller's bearer to Woodpecker: the Woodpecker token is the bearer.
+            bench.token,
+            [(READ_TOOL, arguments)],
+        )
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in servers}
+    latencies: dict[str, list[float]] = {k: [] for k in servers}
+    cpu: dict[str, float] = dict.fromkeys(servers, 0.0)
+    rss_end: dict[str, int] = {}
+    client_cpu = 0.0
+    for _ in range(rounds):
+        for who, (argv, env, at, health, token, tool_plan) in servers.items():
+            process = _serve_http(argv, env, at, health)
+            try:
+                client_before = _own_cpu()
+                run, seen, used = _load_rounds(
+                    process, f"http://127.0.0.1:{at}/mcp", token, sessions, calls, warmup, tool_plan
+                )
+                if who == "ours":
+                    client_cpu += _own_cpu() - client_before
+                runs[who].append({k: v for k, v in run.items() if k != "rss_samples_kib"})
+                latencies[who] += seen
+                cpu[who] += used
+                rss_end[who] = http_load.rss_kib(process.pid)
+            finally:
+                process.terminate()
+                process.wait(10)
+    floor = anyio.run(_floor_load, bench, plan, sessions, calls)
+    ours = _load_summary(runs["ours"], latencies["ours"], cpu["ours"])
+    result: dict[str, Any] = {
         "sessions": sessions,
         "calls_per_session": calls,
-        "tools": [name for name, _ in http_load.READ_CALLS],
-        "warmup_errors": warm["errors"],
+        "rounds": rounds,
+        "tools": [name],
+        "upstream_requests": plan[0],
         "ours": ours,
-        "server_rss_kib_end": rss_end,
-        "server_cpu_ms_per_call": ms(server_cpu / run["calls"]) if run["calls"] else None,
+        "server_rss_kib_end": rss_end["ours"],
+        "server_cpu_ms_per_call": ours["server_cpu_ms_per_call"],
         # The 16 SDK clients run in this process on the same cores: their cost bounds the rate too.
-        "client_cpu_ms_per_call": ms(client_cpu / run["calls"]) if run["calls"] else None,
+        "client_cpu_ms_per_call": ms(client_cpu / ours["calls"]) if ours["calls"] else None,
         "floor_direct_httpx": floor,
         "throughput_ratio": ratio(floor["calls_per_second"], ours["calls_per_second"]),
         "p50_ratio": ratio(ours["p50_ms"] or 0, floor["p50_ms"]),
         "p99_ratio": ratio(ours["p99_ms"] or 0, floor["p99_ms"]),
+        "peer": None,
     }
+    if "peer" in runs:
+        peer = _load_summary(runs["peer"], latencies["peer"], cpu["peer"])
+        result["peer"] = {
+            **peer,
+            "tool": READ_TOOL,
+            "server_rss_kib_end": rss_end["peer"],
+            "ratio_calls_per_second_ours_to_peer": ratio(ours["calls_per_second"], peer["calls_per_second"]),
+            "ratio_p99_ours_to_peer": ratio(ours["p99_ms"] or 0, peer["p99_ms"] or 0),
+            "ratio_cpu_per_call_ours_to_peer": ratio(
+                ours["server_cpu_ms_per_call"] or 0, peer["server_cpu_ms_per_call"] or 0
+            ),
+        }
+    return result
 
 
 # ---------------------------------------------------------------------------------- the guard

@@ -16,11 +16,13 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from bench import measure
+from bench import measure, peer
 from bench.table import render
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
 SIZES = (10_000, 200_000, 1_000_000)
+TAIL_SIZES = (40_000, 200_000)
+SECTIONS = ("cold_start", "round_trip", "log_tail", "step_logs", "http", "guard", "log_window")
 
 
 def machine() -> dict[str, Any]:
@@ -87,28 +89,37 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--spawns", type=int, help="cold starts per server (default 7; quick 3)")
     parser.add_argument("--calls", type=int, help="read round trips in one session (default 300; quick 50)")
-    parser.add_argument("--http-calls", type=int, help="calls per HTTP session (default 200; quick 20)")
+    parser.add_argument(
+        "--http-calls", type=int, help="calls per HTTP session and round (default 100; quick 20)"
+    )
     parser.add_argument("--guard-iterations", type=int, help="approvals per path (default 30; quick 5)")
     parser.add_argument(
         "--only",
         nargs="+",
-        choices=("cold_start", "round_trip", "step_logs", "http", "guard", "log_window"),
+        choices=SECTIONS,
         help="run only these sections",
     )
+    parser.add_argument(
+        "--no-peer",
+        action="store_true",
+        help=f"do not run the peer server ({peer.PACKAGE} {peer.VERSION}, installed on demand into bench/.peer-venv)",
+    )
+    parser.add_argument("--tail-repeats", type=int, help="log tails per size and server (default 7; quick 3)")
     parser.add_argument("--out", type=Path, default=OUT_DIR / "results.json")
     args = parser.parse_args(argv)
     quick = args.quick
     args.spawns = args.spawns or (3 if quick else 7)
     args.calls = args.calls or (50 if quick else 300)
-    args.http_calls = args.http_calls or (20 if quick else 200)
+    args.http_calls = args.http_calls or (20 if quick else 100)
     args.guard_iterations = args.guard_iterations or (5 if quick else 30)
+    args.tail_repeats = args.tail_repeats or (3 if quick else 7)
     args.sizes = SIZES[:2] if quick else SIZES
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    wanted = set(args.only or ("cold_start", "round_trip", "step_logs", "http", "guard", "log_window"))
+    wanted = set(args.only or SECTIONS)
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(("WOODPECKER", "ELICITATION"))}
     results: dict[str, Any] = {
         "benchmark": "woodpecker-ci-mcp",
@@ -116,15 +127,28 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(),
         "server_command": Path(server_argv()[-1]).name,
     }
+    the_peer: peer.Peer | str = "not run (--no-peer)" if args.no_peer else peer.ensure(_say)
+    if isinstance(the_peer, str):
+        _say(f"peer {peer.PACKAGE} {peer.VERSION}: {the_peer}")
+        results["peer"] = {"package": peer.PACKAGE, "skipped": the_peer}
+    else:
+        results["peer"] = {"package": peer.PACKAGE, "version": the_peer.version, "python": "3.13"}
     sandbox, info = start_sandbox(base_env)
     audit_file = measure.temporary_audit_file()
     bench = measure.Bench(
-        sandbox=info, server_argv=server_argv(), base_env=base_env, audit_file=audit_file, log=_say
+        sandbox=info,
+        server_argv=server_argv(),
+        base_env=base_env,
+        audit_file=audit_file,
+        log=_say,
+        peer=None if isinstance(the_peer, str) else the_peer,
+        peer_skipped=the_peer if isinstance(the_peer, str) else None,
     )
     started = time.perf_counter()
     sections: list[tuple[str, Callable[[], Any]]] = [
         ("cold_start", lambda: measure.cold_start(bench, args.spawns)),
         ("round_trip", lambda: measure.round_trip(bench, args.calls)),
+        ("log_tail", lambda: measure.log_tail(bench, TAIL_SIZES, args.tail_repeats)),
         ("step_logs", lambda: measure.step_logs(bench, args.sizes)),
         (
             "http",

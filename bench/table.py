@@ -32,6 +32,12 @@ def _cold(c: dict[str, Any]) -> list[str]:
     ):
         s = c[key]
         rows.append(f"  {label:<44} {s['median_ms']:>7.0f}ms {s['min_ms']:>7.0f}ms {s['max_ms']:>7.0f}ms")
+    if c.get("peer"):
+        s = c["peer"]
+        rows.append(
+            f"  {'peer (woodpecker-ci-mcp 0.5.2, fastmcp)':<44} {s['median_ms']:>7.0f}ms {s['min_ms']:>7.0f}ms "
+            f"{s['max_ms']:>7.0f}ms"
+        )
     rows.append(
         f"  ratio to the SDK floor {_x(c['ratio_to_sdk_floor'])} (of the minimums {_x(c['ratio_of_minimums'])}); "
         f"this project adds {c['added_by_this_project_ms']:.0f} ms at the median"
@@ -41,6 +47,12 @@ def _cold(c: dict[str, Any]) -> list[str]:
         f"  CPU per start (median): {cpu['ours_median']:.0f} ms vs {cpu['sdk_floor_median']:.0f} ms for the floor "
         f"({_x(cpu['ratio'])})"
     )
+    if c.get("peer"):
+        p = c["peer"]
+        rows.append(
+            f"  peer: CPU per start {p['cpu_median_ms']:.0f} ms; {p['tools']} tools, {p['answer_bytes']:,}-byte "
+            f"tools/list; ours/peer {_x(p['ratio_ours_to_peer'])}"
+        )
     rows.append(
         "  import CPU (least of 9): "
         + ", ".join(
@@ -62,15 +74,54 @@ def _cold(c: dict[str, Any]) -> list[str]:
 
 def _round_trip(r: dict[str, Any]) -> list[str]:
     ours, floor = r["ours"], r["floor_direct_httpx"]
-    return [
+    rows = [
         f"read round trip: {r['tool']} x {ours['n']} in one stdio session ({r['answer_bytes']:,}-byte answer)",
         f"  {'':<36} {'median':>9} {'p90':>9} {'p99':>9}",
         f"  {'MCP tools/call':<36} {ours['median_ms']:>7.2f}ms {ours['p90_ms']:>7.2f}ms {ours['p99_ms']:>7.2f}ms",
         f"  {'floor: the same GET with httpx':<36} {floor['median_ms']:>7.2f}ms {floor['p90_ms']:>7.2f}ms "
         f"{floor['p99_ms']:>7.2f}ms",
-        f"  ratio: median {_x(r['ratio_median'])}, p99 {_x(r['ratio_p99'])}; "
-        f"server CPU per call {r['server_cpu_ms_per_call']:.2f} ms",
     ]
+    peer = r.get("peer")
+    if peer:
+        theirs, their_floor = peer["calls"], peer["floor_direct_httpx"]
+        rows += [
+            f"  {'peer ' + peer['tool'] + ' (' + format(peer['answer_bytes'], ',') + ' bytes)':<36} "
+            f"{theirs['median_ms']:>7.2f}ms {theirs['p90_ms']:>7.2f}ms {theirs['p99_ms']:>7.2f}ms",
+            f"  {'floor: the peer GET with httpx':<36} {their_floor['median_ms']:>7.2f}ms "
+            f"{their_floor['p90_ms']:>7.2f}ms {their_floor['p99_ms']:>7.2f}ms",
+        ]
+    rows.append(
+        f"  ratio: median {_x(r['ratio_median'])}, p99 {_x(r['ratio_p99'])}; above the GET (median) "
+        f"{r['above_floor_median_ms']:.2f} ms; server CPU per call {r['server_cpu_ms_per_call']:.2f} ms"
+    )
+    if peer:
+        rows.append(
+            f"  peer: above the GET {peer['above_floor_median_ms']:.2f} ms, server CPU per call "
+            f"{peer['server_cpu_ms_per_call']:.2f} ms; ours/peer {_x(peer['ratio_above_floor_ours_to_peer'])} "
+            f"and {_x(peer['ratio_cpu_ours_to_peer'])}"
+        )
+    return rows
+
+
+def _tail_cell(row: dict[str, Any], who: str) -> str:
+    value = row[f"{who}_median_ms"]
+    if value is not None:
+        return f"{value:>8.0f}ms"
+    return f"{'failed' if who in row['failures'] else '-':>10}"
+
+
+def _log_tail(t: dict[str, Any]) -> list[str]:
+    out = [
+        f"get_step_logs, the default 200-line tail, ours and the peer alternating (median of {t['repeats']})",
+        f"  {'lines':>9} {'ours':>10} {'peer':>10} {'ours/peer':>10}",
+    ]
+    for r in t["rows"]:
+        out.append(
+            f"  {r['lines']:>9,} {_tail_cell(r, 'ours')} {_tail_cell(r, 'peer')} {_x(r['ratio_ours_to_peer']):>10}"
+        )
+        for who, why in r["failures"].items():
+            out.append(f"    {who} failed: {why.splitlines()[0][:150]}")
+    return out
 
 
 def _logs(rows: list[dict[str, Any]]) -> list[str]:
@@ -91,11 +142,20 @@ def _logs(rows: list[dict[str, Any]]) -> list[str]:
 
 def _http(h: dict[str, Any]) -> list[str]:
     ours, floor = h["ours"], h["floor_direct_httpx"]
-    return [
-        f"Streamable HTTP: {h['sessions']} concurrent sessions x {h['calls_per_session']} calls "
-        f"({', '.join(h['tools'])}); errors {ours['errors']}",
-        f"  {'':<36} {'calls/s':>9} {'p50':>9} {'p99':>9}",
-        f"  {'MCP over HTTP':<36} {ours['calls_per_second']:>9.1f} {ours['p50_ms']:>7.2f}ms {ours['p99_ms']:>7.2f}ms",
+    rows = [
+        f"Streamable HTTP: {h['sessions']} concurrent sessions x {h['calls_per_session']} calls x {h.get('rounds', 1)} "
+        f"rounds ({', '.join(h['tools'])}); errors {ours['errors']}",
+        f"  {'':<36} {'calls/s':>9} {'p50':>9} {'p99':>9} {'CPU/call':>9}",
+        f"  {'MCP over HTTP':<36} {ours['calls_per_second']:>9.1f} {ours['p50_ms']:>7.2f}ms {ours['p99_ms']:>7.2f}ms "
+        f"{h['server_cpu_ms_per_call']:>7.2f}ms",
+    ]
+    peer = h.get("peer")
+    if peer:
+        rows.append(
+            f"  {'peer (' + peer['tool'] + '), errors ' + str(peer['errors']):<36} {peer['calls_per_second']:>9.1f} "
+            f"{peer['p50_ms']:>7.2f}ms {peer['p99_ms']:>7.2f}ms {peer['server_cpu_ms_per_call']:>7.2f}ms"
+        )
+    rows += [
         f"  {'floor: same requests, 16 httpx clients':<36} {floor['calls_per_second']:>9.1f} "
         f"{floor['p50_ms']:>7.2f}ms {floor['p99_ms']:>7.2f}ms",
         f"  floor/ours throughput {_x(h['throughput_ratio'])}; latency p50 {_x(h['p50_ratio'])}, p99 {_x(h['p99_ratio'])}; "
@@ -103,6 +163,7 @@ def _http(h: dict[str, Any]) -> list[str]:
         f"  CPU per call: server {h['server_cpu_ms_per_call']:.2f} ms, the 16 SDK clients (this process) "
         f"{h['client_cpu_ms_per_call']:.2f} ms, sharing the same cores",
     ]
+    return rows
 
 
 def _guard(g: dict[str, Any]) -> list[str]:
@@ -146,11 +207,68 @@ def _log_window(w: dict[str, Any]) -> list[str]:
     return out
 
 
+GOALS = (
+    # label, where, the ratio key, goal (ours/peer), "max" or "min"
+    ("stdio cold start to tools/list", ("cold_start", "peer", "ratio_ours_to_peer"), 0.5, "max"),
+    (
+        "stdio read round trip above the GET",
+        ("round_trip", "peer", "ratio_above_floor_ours_to_peer"),
+        0.5,
+        "max",
+    ),
+    ("stdio server CPU per read call", ("round_trip", "peer", "ratio_cpu_ours_to_peer"), None, "max"),
+    ("HTTP calls/s", ("http", "peer", "ratio_calls_per_second_ours_to_peer"), 1.5, "min"),
+    ("HTTP p99", ("http", "peer", "ratio_p99_ours_to_peer"), 1.0, "max"),
+    ("HTTP server CPU per call", ("http", "peer", "ratio_cpu_per_call_ours_to_peer"), 0.8, "max"),
+)
+
+
+def _dig(results: dict[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = results
+    for key in path:
+        if not isinstance(value, dict) or value.get(key) is None:
+            return None
+        value = value[key]
+    return value
+
+
+def _versus_peer(results: dict[str, Any]) -> list[str]:
+    peer = results.get("peer") or {}
+    if "skipped" in peer:
+        return [f"versus the peer ({peer['package']}): {peer['skipped']}"]
+    rows = [
+        f"versus the peer ({peer.get('package')} {peer.get('version')}, Python 3.13), ours/peer in this run",
+        f"  {'figure':<40} {'ours/peer':>10} {'goal':>8}  met",
+    ]
+    lines: list[tuple[str, float | None, float | None, str]] = [
+        (label, _dig(results, path), goal, kind) for label, path, goal, kind in GOALS
+    ]
+    tail = results.get("log_tail") or {}
+    for row in tail.get("rows", []):
+        if row["lines"] == 40_000:
+            lines.append(("40,000-line log tail, wall", row["ratio_ours_to_peer"], 0.3, "max"))
+    for label, value, goal, kind in lines:
+        if value is None:
+            continue
+        met = "" if goal is None else ("yes" if (value <= goal if kind == "max" else value >= goal) else "no")
+        shown_goal = "" if goal is None else ("<=" if kind == "max" else ">=") + f"{goal:g}"
+        rows.append(f"  {label:<40} {_x(value):>10} {shown_goal:>8}  {met}")
+    for row in tail.get("rows", []):
+        if row["lines"] != 40_000:
+            answered = {who: row[f"{who}_median_ms"] is not None for who in ("ours", "peer")}
+            rows.append(
+                f"  {row['lines']:,}-line log tail answered: ours {'yes' if answered['ours'] else 'no'}, "
+                f"peer {'yes' if answered['peer'] else 'no'}"
+            )
+    return rows
+
+
 def render(results: dict[str, Any]) -> str:
     parts = [_machine(results["machine"])]
     for key, section in (
         ("cold_start", _cold),
         ("round_trip", _round_trip),
+        ("log_tail", _log_tail),
         ("step_logs", _logs),
         ("http", _http),
         ("guard", _guard),
@@ -158,6 +276,8 @@ def render(results: dict[str, Any]) -> str:
     ):
         if key in results:
             parts.append(section(results[key]))
+    if "peer" in results:
+        parts.append(_versus_peer(results))
     parts.append(
         [
             f"whole run: {results['wall_seconds']} s; load average at the end {results.get('load_average_at_end')}"

@@ -247,7 +247,17 @@ def _serve(transport: str, host: str | None, port: int | None) -> int:
         )
         return 1
     container = build_container(settings, per_client=http.auth != "shared")
-    return anyio.run(_serve_http, container, http, sock)
+    return anyio.run(_serve_http, container, http, sock, backend_options=_loop_options())
+
+
+def _loop_options() -> dict[str, Any]:
+    """uvloop under the HTTP server where it is installed (a dependency on Linux and macOS): the
+    event loop is much of the CPU per call under many sessions (docs/adr/0021)."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return {}
+    return {"use_uvloop": True}
 
 
 def _listen(host: str, port: int) -> "socket.socket":
@@ -384,7 +394,7 @@ def _sandbox(args: argparse.Namespace) -> int:
             return 1
         url = _url_of(sock)
         print(connection_details(woodpecker_line, url, http.bearer or ""), flush=True)
-        return anyio.run(_serve_http, build_container(settings), http, sock)
+        return anyio.run(_serve_http, build_container(settings), http, sock, backend_options=_loop_options())
 
 
 def connection_details(woodpecker_line: str, url: str, bearer: str) -> str:

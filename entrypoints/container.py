@@ -189,6 +189,7 @@ async def run_stdio(container: Container) -> None:
 async def build_http_app(container: Container, http: HttpSettings, warn: Callable[[str], None]) -> Any:
     """The team-facing ASGI app (health, Host/Origin, bearer, body limit, MCP) over opened resources."""
     from adapters.mcp_http import build_http_app as mcp_http_app
+    from adapters.mcp_server import declares_form_elicitation
     from entrypoints.http_app import (
         allowed_hosts_for,
         build_team_app,
@@ -207,6 +208,8 @@ async def build_http_app(container: Container, http: HttpSettings, warn: Callabl
         allowed_hosts=allowed_hosts_for(http),
         allowed_origins=http.allowed_origins,
         max_body_bytes=http.max_body_bytes,
+        # Only a session that may be pushed a question needs an SSE answer; the rest get JSON.
+        asks=declares_form_elicitation if settings.elicitation else None,
     )
     probes: dict[str, Any] = {}
     if settings.woodpecker_url is not None:

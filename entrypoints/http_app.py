@@ -155,6 +155,8 @@ def uvicorn_config(app: ASGIApp, *, host: str, port: int, log_level: str = "warn
         port=port,
         log_level=log_level,
         lifespan="on",
+        # h11, not httptools even where installed: h11 bounds an incomplete request head (below).
+        http="h11",
         timeout_keep_alive=15,
         timeout_graceful_shutdown=10,
         h11_max_incomplete_event_size=64 * 1024,

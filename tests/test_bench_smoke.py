@@ -16,7 +16,8 @@ def test_a_small_benchmark_run_measures_each_path_against_its_floor(tmp_path: Pa
     out = tmp_path / "results.json"
     run = subprocess.run(
         [sys.executable, "-m", "bench", "--quick", "--only", "round_trip", "guard", "--calls", "10"]
-        + ["--guard-iterations", "2", "--out", str(out)],
+        # The peer server (installed on demand, Python 3.13) is for people's runs, not for this check.
+        + ["--guard-iterations", "2", "--no-peer", "--out", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -34,3 +35,19 @@ def test_a_small_benchmark_run_measures_each_path_against_its_floor(tmp_path: Pa
     for path in ("token", "dialog", "sealed"):
         assert [r["path"].rsplit("/", 1)[-1] for r in guard["upstream_requests"][path]] == ["approve"]
     assert results["machine"]["nproc"] >= 1
+    assert results["peer"]["skipped"] == "not run (--no-peer)" and trip["peer"] is None
+    assert "versus the peer" in run.stdout and "not run (--no-peer)" in run.stdout
+
+
+def test_the_table_sets_each_figure_beside_the_peer_and_its_goal() -> None:
+    """A recorded quick run that included the peer (the smoke run above skips it): every ratio ours/peer is printed with its goal."""
+    from bench.table import render
+
+    results = json.loads((ROOT / "tests" / "fixtures" / "bench_results_with_peer.json").read_text())
+    table = render(results)
+    assert "peer get_repo" in table and "peer (get_repo)" in table
+    versus = table[table.index("versus the peer") :]
+    for figure in ("read round trip above the GET", "HTTP calls/s", "HTTP p99", "40,000-line log tail"):
+        assert figure in versus
+    # The peer refuses a log over 8 MiB: the table says so rather than showing a time.
+    assert "200,000-line log tail answered: ours yes, peer no" in versus

@@ -194,3 +194,67 @@ async def test_over_http_the_principal_from_the_asgi_scope_binds_the_question() 
     assert len(woodpecker.writes) == 1
     principals = {e["principal"] for e in harness.audit.events}
     assert principals == {"alice", "mallory"}
+
+
+LEGACY_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+async def _kinds_of_answer(app: Any, capabilities: dict[str, Any]) -> tuple[str, str, str]:
+    """The content types of: a 2025-11-25 initialize with `capabilities`, a tools/call in that session, and a 2026-07-28 tools/call."""
+    opening = initialize_request()
+    opening["params"]["capabilities"] = capabilities
+    call = {"name": "get_repository", "arguments": {"repo_id": 5}}
+    async with serving(app) as base:
+        async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
+            opened = await http.post("/mcp", json=opening, headers=LEGACY_HEADERS)
+            session = {**LEGACY_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+            session["mcp-protocol-version"] = "2025-11-25"
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            assert (await http.post("/mcp", json=initialized, headers=session)).status_code == 202
+            legacy = await http.post(
+                "/mcp",
+                json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+                headers=session,
+            )
+            modern = await http.post(
+                "/mcp",
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {**call, "_meta": _envelope({})},
+                },
+                headers={**MODERN_HEADERS, "mcp-name": "get_repository"},
+            )
+    for response in (opened, legacy, modern):
+        assert response.status_code == 200
+        assert "result" in _last_result(response)
+    kind = [r.headers["content-type"].split(";")[0] for r in (opened, legacy, modern)]
+    return kind[0], kind[1], kind[2]
+
+
+async def test_only_a_session_that_may_be_asked_gets_an_event_stream_everything_else_plain_json() -> None:
+    woodpecker = FakeWoodpecker()
+    harness = build_harness_on(woodpecker, Credential("t"))
+    with anyio.fail_after(30):
+        asked = await _kinds_of_answer(build_http_app(harness.server), {"elicitation": {"form": {}}})
+        not_asked = await _kinds_of_answer(build_http_app(harness.server), {})
+        # A server that never asks (elicitation off) answers every request with one JSON body.
+        never = await _kinds_of_answer(build_http_app(harness.server, asks=None), {"elicitation": {}})
+    sse, plain = "text/event-stream", "application/json"
+    assert asked == (sse, sse, plain)
+    assert not_asked == (plain, plain, plain)
+    assert never == (plain, plain, plain)
+
+
+async def test_a_session_opened_without_elicitation_falls_back_to_the_token_not_a_dialog() -> None:
+    woodpecker = FakeWoodpecker()
+    harness = build_harness_on(woodpecker, Credential("t"))
+    with anyio.fail_after(20):
+        async with serving(build_http_app(harness.server)) as base:
+            async with Client(f"{base}/mcp", mode="legacy") as client:
+                first = await client.call_tool("approve_pipeline", {"repo_id": 5, "number": 12})
+    assert first.structured_content is not None
+    assert first.structured_content["outcome"] == "confirmation_required"
+    assert "did not declare the elicitation capability" in str(first.content[0])
+    assert woodpecker.writes == []

@@ -7,7 +7,7 @@ from typing import Any
 from domain.woodpecker.results.text import cut
 
 # Bytes on the wire per result: the structured content and the text that repeats it, together
-# (see render.fit and docs/adr/0021). A client that reads one of the two sees about half.
+# (see render.fit and docs/adr/0022). A client that reads one of the two sees about half.
 RESULT_BUDGET = 60_000
 # get_step_logs, read into a model's context whole: a default window of 200 typical CI lines fits.
 LOG_BUDGET = 48_000

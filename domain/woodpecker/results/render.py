@@ -2,7 +2,7 @@
 
 One entry point, `render`, for every tool (and for tools added later): it looks at the result's
 shape, never at the tool's name. The layout, and why nothing Woodpecker writes can forge it
-(docs/adr/0021-the-text-carries-the-data.md):
+(docs/adr/0022-the-text-carries-the-data.md):
 
     line 1   the untrusted warning, when the result carries the untrusted markers
     next     the one-line summary
