@@ -5,7 +5,7 @@ calls a tool) and answers who is linked. `TokenLinkPage` serves `/link/<id>` on 
 server's own origin: the link is a 256-bit secret that expires in minutes and works once; the
 form carries a CSRF token bound to the link (also in a SameSite=Strict cookie) and is only
 accepted from this origin; the page cannot be framed (CSP `frame-ancestors 'none'`,
-X-Frame-Options), is never cached and sends no referrer. The token is checked with
+X-Frame-Options), is never cached and sends no referrer to other sites. The token is checked with
 Woodpecker before it is stored, sealed, under the principal the link was issued to. It is
 never logged, and never shown back.
 """
@@ -41,7 +41,7 @@ _HEADERS = {
     ),
     "x-frame-options": "DENY",
     "cache-control": "no-store",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # not no-referrer: the form post would then say `Origin: null`
     "x-content-type-options": "nosniff",
 }
 

@@ -96,6 +96,17 @@ class PageFiller:
         return types.ElicitResult(action="accept")
 
 
+def redis_value(client: redis.Redis, key: bytes) -> bytes | None:
+    """A key's content whatever its type (strings as stored; the token store's index is a sorted set)."""
+    kind = client.type(key)
+    if kind == b"string":
+        value: bytes | None = client.get(key)
+        return value
+    if kind == b"zset":
+        return b" ".join(member for member, _ in client.zrange(key, 0, -1, withscores=True))
+    return None
+
+
 def logins(sandbox: Sandbox) -> list[str | None]:
     return [r.login for r in sandbox.requests]
 
@@ -191,7 +202,7 @@ async def test_a_used_link_and_a_forged_form_are_refused(sandbox: Sandbox, tmp_p
         unknown, _, _ = await open_page(f"{url}/link/{secrets.token_urlsafe(32)}")
     assert headers["x-frame-options"] == "DENY"
     assert "frame-ancestors 'none'" in headers["content-security-policy"]
-    assert headers["cache-control"] == "no-store" and headers["referrer-policy"] == "no-referrer"
+    assert headers["cache-control"] == "no-store" and headers["referrer-policy"] == "same-origin"
     assert "samesite=strict" in headers["set-cookie"].lower() and "httponly" in headers["set-cookie"].lower()
     assert (foreign.status_code, no_cookie.status_code, wrong_csrf.status_code) == (403, 403, 403)
     assert bad_token.status_code == 400 and "did not accept" in bad_token.text
@@ -247,7 +258,7 @@ async def test_two_processes_sharing_redis_see_the_same_link_and_token_and_the_c
     assert not results[3].is_error
     client = redis.Redis.from_url(redis_url)
     try:
-        stored = {k: client.get(k) for k in client.scan_iter(match="woodpecker-mcp:*")}
+        stored = {k: redis_value(client, k) for k in client.scan_iter(match="woodpecker-mcp:*")}
     finally:
         client.close()
     assert stored, "the sealed token should be in Redis"
@@ -306,3 +317,31 @@ async def test_an_expired_link_is_refused_by_the_page_before_woodpecker_is_asked
     assert fresh.status_code == 200
     assert (expired.status_code, reopened.status_code) == (410, 410)
     assert checked == [] and await vault.token("alice") is None
+
+
+async def test_a_two_call_token_stays_with_the_sign_in_even_when_both_people_linked_the_same_woodpecker_token(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    args = {"scope": "repository", "repo_id": 4, "name": "dotfiles_token"}
+    async with authorization_server() as idp, linking_server(sandbox, idp, tmp_path) as url:
+        with anyio.fail_after(90):
+            async with (
+                mcp_client(url, idp.token(f"{url}/mcp", "ada")) as ada,
+                mcp_client(url, idp.token(f"{url}/mcp", "bob")) as bob,
+            ):
+                for person in (ada, bob):
+                    offer = await person.call_tool("get_current_user", {})
+                    assert (
+                        await link_through_page(offer.structured_content["link_url"], sandbox.admin_token)
+                    ).is_success
+                first = await ada.call_tool("delete_secret", args)
+                token = first.structured_content["confirm_token"]
+                stolen = await bob.call_tool("delete_secret", {**args, "confirm_token": token})
+                writes_after_bob = sandbox.state_changing_requests()
+                own = await ada.call_tool("delete_secret", {**args, "confirm_token": token})
+    assert stolen.is_error and stolen.structured_content["error"]["kind"] == "token_rejected"
+    assert writes_after_bob == []
+    assert not own.is_error
+    assert [(r.method, r.login) for r in sandbox.state_changing_requests()] == [
+        ("DELETE", sandbox.admin_login)
+    ]
