@@ -231,54 +231,49 @@ LINK_MESSAGE = (
     "token. The page is for you alone, works once and expires in minutes."
 )
 _EMPTY_INPUT: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+def _account_tool(
+    name: str, title: str, description: str, output: dict[str, Any], *, read_only: bool
+) -> types.Tool:
+    return types.Tool(
+        name=name,
+        title=title,
+        description=description,
+        input_schema=_EMPTY_INPUT,
+        output_schema={"type": "object", "properties": output, "required": list(output)},
+        annotations=types.ToolAnnotations(
+            title=title,
+            read_only_hint=read_only,
+            destructive_hint=not read_only,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+
+
 ACCOUNT_TOOLS = [
-    types.Tool(
-        name="get_woodpecker_link",
-        title="Get my Woodpecker link",
-        description=(
-            "Whether your sign-in is linked to a Woodpecker personal access token, and to which Woodpecker "
-            "account (as Woodpecker named it when the token was linked). The token itself is never shown. "
-            "get_current_user says who Woodpecker thinks you are now."
-        ),
-        input_schema=_EMPTY_INPUT,
-        output_schema={
-            "type": "object",
-            "properties": {
-                "linked": {"type": "boolean"},
-                "woodpecker_login": {"type": ["string", "null"]},
-                "linked_at": {"type": ["string", "null"], "description": "ISO 8601, UTC"},
-            },
-            "required": ["linked", "woodpecker_login", "linked_at"],
+    _account_tool(
+        "get_woodpecker_link",
+        "Get my Woodpecker link",
+        "Whether your sign-in is linked to a Woodpecker personal access token, and to which Woodpecker "
+        "account (as Woodpecker named it when the token was linked). The token itself is never shown. "
+        "get_current_user says who Woodpecker thinks you are now.",
+        {
+            "linked": {"type": "boolean"},
+            "woodpecker_login": {"type": ["string", "null"]},
+            "linked_at": {"type": ["string", "null"], "description": "ISO 8601, UTC"},
         },
-        annotations=types.ToolAnnotations(
-            title="Get my Woodpecker link",
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        read_only=True,
     ),
-    types.Tool(
-        name="unlink_woodpecker_token",
-        title="Unlink my Woodpecker token",
-        description=(
-            "Forget the Woodpecker personal access token linked to your sign-in. Your next Woodpecker call "
-            "offers a new link. This does not revoke the token in Woodpecker; do that in Woodpecker's user "
-            "settings if it may have leaked."
-        ),
-        input_schema=_EMPTY_INPUT,
-        output_schema={
-            "type": "object",
-            "properties": {"unlinked": {"type": "boolean", "description": "false: nothing was linked"}},
-            "required": ["unlinked"],
-        },
-        annotations=types.ToolAnnotations(
-            title="Unlink my Woodpecker token",
-            read_only_hint=False,
-            destructive_hint=True,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+    _account_tool(
+        "unlink_woodpecker_token",
+        "Unlink my Woodpecker token",
+        "Forget the Woodpecker personal access token linked to your sign-in. Your next Woodpecker call "
+        "offers a new link. This does not revoke the token in Woodpecker; do that in Woodpecker's user "
+        "settings if it may have leaked.",
+        {"unlinked": {"type": "boolean", "description": "false: nothing was linked"}},
+        read_only=False,
     ),
 ]
 ACCOUNT_TOOL_NAMES = frozenset(t.name for t in ACCOUNT_TOOLS)
