@@ -391,7 +391,9 @@ def build_server(app: McpApplication) -> Server[Any]:
         if listed is None:
             return types.ListToolsResult(tools=tools)
         # The account tools (OAuth mode) concern the sign-in, not a toolset: always listed.
-        return types.ListToolsResult(tools=[t for t in tools if t.name in listed or t.name in ACCOUNT_TOOL_NAMES])
+        return types.ListToolsResult(
+            tools=[t for t in tools if t.name in listed or t.name in ACCOUNT_TOOL_NAMES]
+        )
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
