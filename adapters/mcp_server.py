@@ -8,10 +8,12 @@ the two-call token. `InputRequiredResult` is never returned on a handshake-era c
 """
 
 import dataclasses
+import json
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any
 
 import anyio
@@ -29,6 +31,7 @@ from domain.tools import Catalogue, ToolSpec
 from domain.toolsets import TOOLSETS_HEADER, Toolsets
 from domain.woodpecker.results import output_schema
 from ports.asker import Answer
+from ports.linked_tokens import LinkOffer, TokenLinking
 from ports.use_cases.guarded import CallContext, Channel, Complete, GuardedCalls
 from ports.use_cases.tools import ToolResult
 from ports.woodpecker import Credential
@@ -76,6 +79,8 @@ class McpApplication:
     lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = None
     # The named toolsets an HTTP request's X-MCP-Toolsets header may pick from (narrowing only).
     toolsets: Toolsets | None = None
+    # OAuth mode: each signed-in person's Woodpecker token, linked once (see `link_first`).
+    linking: TokenLinking | None = None
 
 
 class McpSessionAsker:
@@ -217,10 +222,167 @@ def to_call_tool_result(result: ToolResult) -> types.CallToolResult:
     )
 
 
+# ------------------------------------------------------------------ OAuth mode: linking a token
+
+LINK_KEY = "link_woodpecker_token"
+NO_TOKEN_TOOLS = frozenset({"get_server_info"})
+LINK_MESSAGE = (
+    "Link your Woodpecker account: open this page on this server and paste a Woodpecker personal access "
+    "token. The page is for you alone, works once and expires in minutes."
+)
+_EMPTY_INPUT: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+def _account_tool(
+    name: str, title: str, description: str, output: dict[str, Any], *, read_only: bool
+) -> types.Tool:
+    return types.Tool(
+        name=name,
+        title=title,
+        description=description,
+        input_schema=_EMPTY_INPUT,
+        output_schema={"type": "object", "properties": output, "required": list(output)},
+        annotations=types.ToolAnnotations(
+            title=title,
+            read_only_hint=read_only,
+            destructive_hint=not read_only,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+
+
+ACCOUNT_TOOLS = [
+    _account_tool(
+        "get_woodpecker_link",
+        "Get my Woodpecker link",
+        "Whether your sign-in is linked to a Woodpecker personal access token, and to which Woodpecker "
+        "account (as Woodpecker named it when the token was linked). The token itself is never shown. "
+        "get_current_user says who Woodpecker thinks you are now.",
+        {
+            "linked": {"type": "boolean"},
+            "woodpecker_login": {"type": ["string", "null"]},
+            "linked_at": {"type": ["string", "null"], "description": "ISO 8601, UTC"},
+        },
+        read_only=True,
+    ),
+    _account_tool(
+        "unlink_woodpecker_token",
+        "Unlink my Woodpecker token",
+        "Forget the Woodpecker personal access token linked to your sign-in. Your next Woodpecker call "
+        "offers a new link. This does not revoke the token in Woodpecker; do that in Woodpecker's user "
+        "settings if it may have leaked.",
+        {"unlinked": {"type": "boolean", "description": "false: nothing was linked"}},
+        read_only=False,
+    ),
+]
+ACCOUNT_TOOL_NAMES = frozenset(t.name for t in ACCOUNT_TOOLS)
+
+
+async def account_tool(name: str, principal: str | None, linking: TokenLinking) -> types.CallToolResult:
+    """The two tools of OAuth mode that concern the link itself, not Woodpecker."""
+    if principal is None:
+        return to_call_tool_result(
+            ToolResult(structured={"error": "not signed in"}, text="Not signed in.", is_error=True)
+        )
+    if name == "unlink_woodpecker_token":
+        removed = await linking.unlink(principal)
+        text = (
+            "The Woodpecker token linked to your sign-in is forgotten; your next Woodpecker call offers a new link."
+            if removed
+            else "No Woodpecker token was linked to your sign-in."
+        )
+        return to_call_tool_result(ToolResult(structured={"unlinked": removed}, text=text))
+    token = await linking.linked(principal)
+    if token is None:
+        structured: dict[str, Any] = {"linked": False, "woodpecker_login": None, "linked_at": None}
+        text = "Your sign-in is not linked to a Woodpecker token; any Woodpecker call offers a link."
+    else:
+        when = datetime.fromtimestamp(token.linked_at, UTC).isoformat().replace("+00:00", "Z")
+        structured = {"linked": True, "woodpecker_login": token.login, "linked_at": when}
+        text = f"Your sign-in is linked to the Woodpecker account {token.login} (since {when})."
+    return to_call_tool_result(ToolResult(structured=structured, text=text + "\n" + json.dumps(structured)))
+
+
+def _link_result(offer: LinkOffer, now: float, reason: str) -> types.CallToolResult:
+    minutes = max(1, round((offer.expires_at - now) / 60))
+    structured = {
+        "error": "woodpecker_token_not_linked",
+        "link_url": offer.url,
+        "link_expires_in_minutes": minutes,
+    }
+    text = (
+        f"{reason} Ask the person to open {offer.url} (for them alone; it works once and expires in "
+        f"{minutes} minutes), paste a Woodpecker personal access token there, and then call again. "
+        "Do not ask them for the token here."
+    )
+    return to_call_tool_result(ToolResult(structured=structured, text=text, is_error=True))
+
+
+def declares_url_elicitation(capabilities: types.ClientCapabilities | None) -> bool:
+    return (
+        capabilities is not None
+        and capabilities.elicitation is not None
+        and capabilities.elicitation.url is not None
+    )
+
+
+async def link_first(
+    ctx: ServerRequestContext[Any, Any],
+    params: types.CallToolRequestParams,
+    app: McpApplication,
+    linking: TokenLinking,
+    principal: str,
+) -> Credential | types.CallToolResult | types.InputRequiredResult:
+    """A signed-in person without a linked token: offer the linking page, the best way this client allows.
+
+    2026-07-28 with URL elicitation: `input_required` with a URL request; the retry carries the
+    person's new token (the OAuth gate finds it). 2025-11-25 with URL elicitation and a
+    back-channel: `elicitation/create` in URL mode, then wait (up to the question timeout)
+    until the page has stored the token, and go on with it. Otherwise: a result with the link.
+    """
+    modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+    url_mode = declares_url_elicitation(ctx.session.client_capabilities)
+    offer = await linking.new_link(principal)
+    now = datetime.now(UTC).timestamp()
+    if url_mode and modern:
+        if LINK_KEY in (params.input_responses or {}):
+            return _link_result(offer, now, "The Woodpecker token has not been linked yet.")
+        request = types.ElicitRequestURLParams(
+            message=LINK_MESSAGE, url=offer.url, elicitation_id=offer.elicitation_id
+        )
+        return types.InputRequiredResult(input_requests={LINK_KEY: types.ElicitRequest(params=request)})
+    if url_mode and ctx.session.can_send_request:
+        # Wait no longer than the link lives (nor than any question may).
+        wait = offer.expires_at - now
+        if app.ask_timeout_seconds is not None:
+            wait = min(wait, app.ask_timeout_seconds)
+        try:
+            with anyio.fail_after(wait):
+                answer = await ctx.session.elicit_url(
+                    LINK_MESSAGE, offer.url, offer.elicitation_id, related_request_id=ctx.request_id
+                )
+                if answer.action == "accept":
+                    while (token := await linking.linked(principal)) is None:
+                        await anyio.sleep(1.0)
+                    with suppress(Exception):
+                        await ctx.session.send_elicit_complete(
+                            offer.elicitation_id, related_request_id=ctx.request_id
+                        )
+                    return token.credential
+        except Exception:
+            logger.info("the link elicitation did not complete")
+        return _link_result(offer, now, "The Woodpecker token was not linked.")
+    return _link_result(offer, now, "This sign-in is not linked to a Woodpecker token yet.")
+
+
 def build_server(app: McpApplication) -> Server[Any]:
     """The low-level SDK server with all of `app.catalogue`'s tools, served through `app.guarded`."""
     tools = [tool_definition(spec) for spec in app.catalogue]
+    if app.linking is not None:
+        tools += ACCOUNT_TOOLS
     schemas = {t.name: t.input_schema for t in tools}
+    catalogue_names = {spec.name for spec in app.catalogue}
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -228,12 +390,29 @@ def build_server(app: McpApplication) -> Server[Any]:
         listed = listed_tools(ctx, app)
         if listed is None:
             return types.ListToolsResult(tools=tools)
-        return types.ListToolsResult(tools=[t for t in tools if t.name in listed])
+        # The account tools (OAuth mode) concern the sign-in, not a toolset: always listed.
+        return types.ListToolsResult(
+            tools=[t for t in tools if t.name in listed or t.name in ACCOUNT_TOOL_NAMES]
+        )
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        call = dataclasses.replace(call_context(ctx, params, app), listed=listed_tools(ctx, app))
+        if app.linking is not None and params.name in ACCOUNT_TOOL_NAMES:
+            return await account_tool(params.name, _identity(ctx, app)[0], app.linking)
+        listed = listed_tools(ctx, app)
+        call = dataclasses.replace(call_context(ctx, params, app), listed=listed)
+        if (
+            app.linking is not None
+            and call.credential is None
+            and call.principal is not None
+            and params.name in catalogue_names - NO_TOKEN_TOOLS
+            and (listed is None or params.name in listed)
+        ):
+            linked = await link_first(ctx, params, app, app.linking, call.principal)
+            if not isinstance(linked, Credential):
+                return linked
+            call = replace(call, credential=linked)
         try:
             outcome = await app.guarded.call(params.name, params.arguments, call)
         except Exception:

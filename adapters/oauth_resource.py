@@ -433,7 +433,17 @@ class OAuthResourceGate:
         inner[PRINCIPAL_KEY] = principal
         inner.pop(CREDENTIAL_KEY, None)
         if self._credential_for is not None:
-            credential = await self._credential_for(principal)
+            try:
+                credential = await self._credential_for(principal)
+            except Exception as e:
+                # Not knowing the person's token is not "no token": no link is offered, nothing runs.
+                logger.warning("the linked-token store could not be read (%s)", type(e).__name__)
+                await JSONResponse(
+                    {"error": "token_store_unavailable", "message": "Try again shortly."},
+                    status_code=503,
+                    headers={"retry-after": "5"},
+                )(scope, receive, send)
+                return
             if credential is not None:
                 inner[CREDENTIAL_KEY] = credential
         await self.app(inner, receive, send)

@@ -246,7 +246,7 @@ def _serve(transport: str, host: str | None, port: int | None) -> int:
             "--port / WOODPECKER_MCP_PORT or --host / WOODPECKER_MCP_HOST"
         )
         return 1
-    container = build_container(settings, per_client=http.auth != "shared")
+    container = build_container(settings, per_client=http.auth != "shared", http=http)
     return anyio.run(_serve_http, container, http, sock, backend_options=_loop_options())
 
 

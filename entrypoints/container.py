@@ -7,11 +7,13 @@ server closes over what this container built. HTTP-only modules (Redis, the team
 uvicorn) are imported inside the functions that need them, so a stdio start never loads them.
 """
 
+import base64
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
 
 from dependency_injector import containers, providers
 
@@ -25,7 +27,7 @@ from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.tools import Catalogue
 from domain.woodpecker.rules import WOODPECKER_RULES
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
-from entrypoints.settings import DISTRIBUTION, PROGRAM, HttpSettings, Settings
+from entrypoints.settings import DISTRIBUTION, LINK_KEY_BYTES, PROGRAM, HttpSettings, Settings
 from ports.clock import Clock
 from ports.randomness import Randomness
 from ports.token_store import TokenStore
@@ -34,6 +36,9 @@ from ports.use_cases.guarded import GuardedCalls
 from ports.use_cases.sealed_questions import SealedQuestions
 from ports.use_cases.tools import ToolRunner
 from ports.woodpecker import Credential, WoodpeckerGateway
+
+if TYPE_CHECKING:
+    from adapters.token_link_page import TokenLinks
 
 SEAL_KEY_BYTES = 32
 
@@ -87,6 +92,38 @@ async def _token_store(where: str, clock: Clock) -> AsyncIterator[TokenStore]:
         await store.aclose()
 
 
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+async def _linking(
+    settings: Settings, http: HttpSettings | None, clock: Clock, randomness: Randomness
+) -> AsyncIterator["TokenLinks | None"]:
+    # OAuth mode only: each signed-in person's Woodpecker token, linked once (docs/oauth.md).
+    if http is None or http.auth != "oauth" or http.resource_url is None:
+        yield None
+        return
+    from adapters.linked_token_vault import MemoryBackend, RedisBackend, SealedLinkedTokens, TokenCipher
+    from adapters.token_link_page import TokenLinks
+
+    keys = list(http.link_keys) or [randomness.token_bytes(LINK_KEY_BYTES)]
+    cipher = TokenCipher(keys, randomness.token_bytes)
+    where = settings.token_store
+    backend = MemoryBackend() if where == "memory" else RedisBackend(where)
+    links = TokenLinks(
+        SealedLinkedTokens(backend, cipher),
+        public_origin=origin_of(http.resource_url),
+        random_token=lambda: base64.urlsafe_b64encode(randomness.token_bytes(32)).rstrip(b"=").decode(),
+        now=clock.now,
+    )
+    try:
+        yield links
+    finally:
+        if isinstance(backend, RedisBackend):
+            await backend.aclose()
+
+
 def _credential(settings: Settings, per_client: bool) -> Credential | None:
     # Per-client HTTP: each request brings its own token; the server's is never a fallback.
     return None if per_client else settings.token
@@ -109,6 +146,7 @@ class Container(containers.DeclarativeContainer):
 
     settings = providers.Dependency(instance_of=Settings)
     per_client = providers.Object(False)
+    http: providers.Provider[HttpSettings | None] = providers.Object(None)
     principal: providers.Provider[str | None] = providers.Object(None)
 
     tools = providers.Callable(lambda s: s.tools, settings)
@@ -120,6 +158,7 @@ class Container(containers.DeclarativeContainer):
     audit = providers.Singleton(JsonLinesAuditSink, settings.provided.audit_file)
     token_store = providers.Resource(_token_store, settings.provided.token_store, clock)
     gateway = providers.Resource(_gateway, settings, credential)
+    linking = providers.Resource(_linking, settings, http, clock, randomness)
 
     runner = providers.Singleton(_runner, tools, gateway, settings, credential)
     confirmations = providers.Singleton(Confirmations, token_store, clock, randomness)
@@ -146,6 +185,7 @@ class Container(containers.DeclarativeContainer):
         principal=principal,
         elicitation_enabled=settings.provided.elicitation,
         toolsets=WOODPECKER_TOOLSETS,
+        linking=linking,
     )
     mcp_server = providers.Singleton(build_server, application)
 
@@ -158,9 +198,12 @@ async def resolved(value: T | Awaitable[T]) -> T:
     return value
 
 
-def build_container(settings: Settings, *, per_client: bool = False) -> Container:
+def build_container(
+    settings: Settings, *, per_client: bool = False, http: HttpSettings | None = None
+) -> Container:
     container = Container(settings=settings)
     container.per_client.override(providers.Object(per_client))
+    container.http.override(providers.Object(http))
     return container
 
 
@@ -194,6 +237,7 @@ async def build_http_app(container: Container, http: HttpSettings, warn: Callabl
         allowed_hosts_for,
         build_team_app,
         principal_key_for,
+        woodpecker_login,
         woodpecker_probe,
         woodpecker_verifier,
     )
@@ -202,6 +246,7 @@ async def build_http_app(container: Container, http: HttpSettings, warn: Callabl
     server = await resolved(container.mcp_server())
     gateway = await resolved(container.gateway())
     store = await resolved(container.token_store())
+    links = await resolved(container.linking())
     # The SDK repeats the Host/Origin check behind ours: give it the same lists.
     inner = mcp_http_app(
         server,
@@ -222,5 +267,7 @@ async def build_http_app(container: Container, http: HttpSettings, warn: Callabl
         principal_key=principal_key_for(settings.seal_keys),
         probes=probes,
         verify=woodpecker_verifier(gateway),
+        links=links,
+        check_token=woodpecker_login(gateway),
         warn=warn,
     )

@@ -7,6 +7,8 @@ does the MCP app see the request, with the caller's principal (and, per-client, 
 Credential) in the ASGI scope.
 """
 
+import hashlib
+import hmac
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
@@ -23,6 +25,7 @@ from adapters.http_auth import (
 )
 from adapters.http_health import HealthEndpoints, Probe
 from adapters.oauth_resource import IssuerKeys, JwtTokenVerifier, OAuthResourceGate, resource_metadata
+from adapters.token_link_page import CheckToken, TokenLinkPage, TokenLinks
 from entrypoints.settings import HttpSettings, is_loopback_host
 from ports.woodpecker import ApiCall, Credential, NotConfigured, Unauthorized, WoodpeckerGateway
 
@@ -85,6 +88,20 @@ def woodpecker_verifier(gateway: WoodpeckerGateway) -> Verifier:
     return verify
 
 
+def woodpecker_login(gateway: WoodpeckerGateway) -> CheckToken:
+    """The linking page's check: whose token is this (`GET /api/user`)? None when Woodpecker refuses it."""
+
+    async def login(credential: Credential) -> str | None:
+        try:
+            response = await gateway.send(ApiCall("GET", "/api/user"), credential)
+        except Unauthorized:
+            return None
+        data = response.data if isinstance(response.data, dict) else {}
+        return str(data.get("login") or "?")
+
+    return login
+
+
 def oauth_gate(
     http: HttpSettings,
     app: ASGIApp,
@@ -113,24 +130,34 @@ def build_team_app(
     principal_key: bytes,
     probes: Mapping[str, Probe],
     verify: Verifier | None = None,
-    credential_for: Callable[[str], Awaitable[Credential | None]] | None = None,
+    links: TokenLinks | None = None,
+    check_token: CheckToken | None = None,
     body_timeout_seconds: float = 30.0,
     warn: Callable[[str], None] | None = None,
 ) -> ASGIApp:
     """Compose the gates around the MCP Streamable HTTP app (which serves `/mcp`).
 
     `probes` feed `/readyz` (e.g. {"woodpecker": woodpecker_probe(gateway)}); `verify` checks
-    per-client bearers (woodpecker_verifier(gateway)); `credential_for` finds a signed-in
-    person's linked Woodpecker token (oauth mode); `warn`, when given, receives the
-    beyond-loopback warning.
+    per-client bearers (woodpecker_verifier(gateway)); in oauth mode `links` holds each
+    signed-in person's linked Woodpecker token and `check_token` (woodpecker_login(gateway))
+    checks one pasted on the linking page; `warn`, when given, receives the beyond-loopback
+    warning.
     """
     if warn is not None and (message := bind_warning(http.host)) is not None:
         warn(message)
     app: ASGIApp = BodyLimitMiddleware(
         mcp_app, max_bytes=http.max_body_bytes, timeout_seconds=body_timeout_seconds
     )
+    allowed_origins = http.allowed_origins
     if http.auth == "oauth":
-        app = oauth_gate(http, app, principal_key=principal_key, credential_for=credential_for)
+        app = oauth_gate(
+            http, app, principal_key=principal_key, credential_for=links.credential if links else None
+        )
+        if links is not None and check_token is not None:
+            # The linking page posts to its own origin, which must therefore pass the Origin check.
+            csrf_key = hmac.new(principal_key, b"woodpecker-ci-mcp link csrf key v1", hashlib.sha256).digest()
+            app = TokenLinkPage(app, links=links, check=check_token, csrf_key=csrf_key)
+            allowed_origins = (*allowed_origins, links.public_origin)
     else:
         app = BearerAuthMiddleware(
             app,
@@ -139,9 +166,7 @@ def build_team_app(
             principal_key=principal_key,
             verify=verify if http.auth == "per-client" else None,
         )
-    app = OriginHostMiddleware(
-        app, allowed_hosts=allowed_hosts_for(http), allowed_origins=http.allowed_origins
-    )
+    app = OriginHostMiddleware(app, allowed_hosts=allowed_hosts_for(http), allowed_origins=allowed_origins)
     return HealthEndpoints(app, probes=probes)
 
 

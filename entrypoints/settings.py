@@ -43,6 +43,7 @@ DEFAULT_HTTP_HOST = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8000
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 MIN_SEAL_KEY_BYTES = 32
+LINK_KEY_BYTES = 32
 MIN_BEARER_CHARS = 32
 
 AuthMode = Literal["shared", "per-client", "oauth"]
@@ -92,6 +93,11 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "WOODPECKER_MCP_OAUTH_ISSUERS",
         "none",
         "HTTP oauth: comma list of trusted authorization server issuers",
+    ),
+    (
+        "WOODPECKER_MCP_LINK_KEYS",
+        "random",
+        "HTTP oauth: comma list of base64 AES-256 keys sealing linked tokens",
     ),
     (
         "WOODPECKER_MCP_OAUTH_SCOPE",
@@ -239,6 +245,7 @@ class HttpSettings(BaseModel):
         default=(), validation_alias="WOODPECKER_MCP_OAUTH_ISSUERS", validate_default=True
     )
     oauth_scope: str = Field(default=DEFAULT_OAUTH_SCOPE, validation_alias="WOODPECKER_MCP_OAUTH_SCOPE")
+    link_keys: tuple[bytes, ...] = Field(default=(), validation_alias="WOODPECKER_MCP_LINK_KEYS", repr=False)
     warnings: tuple[str, ...] = ()
 
     @field_validator("host", mode="before")
@@ -294,6 +301,13 @@ class HttpSettings(BaseModel):
             _parse_oauth_url(f"{name} entry {n}", str(e), "e.g. https://sso.example.org/realms/team")
             for n, e in enumerate(entries, start=1)
         )
+
+    @field_validator("link_keys", mode="before")
+    @classmethod
+    def _link_keys(cls, raw: object) -> object:
+        if isinstance(raw, str):
+            return _parse_seal_keys(raw, name="WOODPECKER_MCP_LINK_KEYS", exact=LINK_KEY_BYTES)
+        return raw
 
     @field_validator("oauth_scope", mode="before")
     @classmethod
@@ -428,8 +442,9 @@ def _take_token(environ: MutableMapping[str, str]) -> Credential | None:
     return Credential(value)
 
 
-def _parse_seal_keys(raw: str) -> tuple[bytes, ...]:
-    name = "WOODPECKER_MCP_SEAL_KEYS"
+def _parse_seal_keys(
+    raw: str, *, name: str = "WOODPECKER_MCP_SEAL_KEYS", exact: int | None = None
+) -> tuple[bytes, ...]:
     entries = [e.strip() for e in raw.split(",") if e.strip()]
     keys: list[bytes] = []
     problems: list[str] = []
@@ -441,6 +456,9 @@ def _parse_seal_keys(raw: str) -> tuple[bytes, ...]:
             key = base64.b64decode(normal, validate=True)
         except (binascii.Error, ValueError):
             problems.append(f"{name} entry {position} is not base64")
+            continue
+        if exact is not None and len(key) != exact:
+            problems.append(f"{name} entry {position} is not exactly {exact} bytes")
             continue
         if len(key) < MIN_SEAL_KEY_BYTES:
             problems.append(f"{name} entry {position} is shorter than {MIN_SEAL_KEY_BYTES} bytes")
@@ -648,6 +666,14 @@ def read_http_settings(
                 else "each person links their own Woodpecker token"
             )
             warnings.append(_line(f"WOODPECKER_TOKEN is ignored with WOODPECKER_MCP_AUTH={mode}; {whose}"))
+    if mode == "oauth" and "WOODPECKER_MCP_LINK_KEYS" not in data:
+        warnings.append(
+            _line(
+                "WOODPECKER_MCP_LINK_KEYS is not set: linked Woodpecker tokens are sealed with a key of this "
+                "process only, so a restart forgets every link and replicas cannot read each other's; generate "
+                "one with: openssl rand -base64 32"
+            )
+        )
     try:
         http = HttpSettings.model_validate(data, context={"server_token": server_token})
     except ValidationError as e:

@@ -20,14 +20,18 @@ def anyio_backend() -> str:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """Under WOODPECKER_MCP_STRICT_SKIPS=1 (CI), a Redis or Node test that skips is a failure.
+    """Under WOODPECKER_MCP_STRICT_SKIPS=1 (CI), a Redis, Node or browser test that skips is a failure.
 
-    Locally these tests skip when redis-server or the npm client is missing; in CI they must
+    Locally these tests skip when redis-server, the npm client or chromium is missing; in CI they must
     run, or the checks they stand for would pass by never running.
     """
     outcome = yield
     report = outcome.get_result()
     strict = os.environ.get("WOODPECKER_MCP_STRICT_SKIPS") == "1"
-    if strict and report.skipped and any(any(item.iter_markers(name)) for name in ("redis", "node")):
+    if (
+        strict
+        and report.skipped
+        and any(any(item.iter_markers(name)) for name in ("redis", "node", "browser"))
+    ):
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, where it must run: {report.longrepr}"

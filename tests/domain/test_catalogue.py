@@ -200,3 +200,23 @@ def test_tools_that_need_an_instance_admin_say_so() -> None:
     for tool in WOODPECKER_TOOLS:
         if tool.admin != "never":
             assert "instance admin" in tool.description.lower(), tool.name
+
+
+# Tools beyond catalogue.json, each documented, registered only where they make sense: additions,
+# never changes (the 71 keep their names, parameters and annotations).
+DOCUMENTED_ADDITIONS = {
+    "get_woodpecker_link": "docs/oauth.md",
+    "unlink_woodpecker_token": "docs/oauth.md",
+}
+
+
+def test_the_documented_additions_are_not_in_the_shared_catalogue_and_are_documented(
+    shared: dict[str, dict],
+) -> None:
+    from adapters.mcp_server import ACCOUNT_TOOL_NAMES
+
+    assert set(DOCUMENTED_ADDITIONS) == set(ACCOUNT_TOOL_NAMES)
+    root = Path(__file__).resolve().parents[2]
+    for name, doc in DOCUMENTED_ADDITIONS.items():
+        assert name not in shared
+        assert f"`{name}`" in (root / doc).read_text(encoding="utf-8")

@@ -67,3 +67,21 @@ def test_plain_http_is_accepted_for_loopback_only() -> None:
 def test_the_oauth_variables_are_not_required_in_the_other_modes() -> None:
     http = read_http_settings({"WOODPECKER_MCP_AUTH": "per-client"})
     assert http.resource_url is None and http.oauth_issuers == ()
+
+
+def test_link_keys_are_exactly_32_bytes_and_unset_warns_that_links_stay_in_this_process() -> None:
+    import base64
+
+    good = base64.b64encode(b"k" * 32).decode()
+    assert (
+        read_http_settings({**OAUTH, "WOODPECKER_MCP_LINK_KEYS": f"{good},{good}"}).link_keys
+        == (b"k" * 32,) * 2
+    )
+    text = refusal({**OAUTH, "WOODPECKER_MCP_LINK_KEYS": base64.b64encode(b"s" * 48).decode()})
+    assert "WOODPECKER_MCP_LINK_KEYS entry 1 is not exactly 32 bytes" in text
+    assert "c3Nz" not in text
+    warnings = read_http_settings(OAUTH).warnings
+    assert any("WOODPECKER_MCP_LINK_KEYS is not set" in w for w in warnings)
+    assert not any(
+        "LINK_KEYS" in w for w in read_http_settings({**OAUTH, "WOODPECKER_MCP_LINK_KEYS": good}).warnings
+    )

@@ -182,3 +182,23 @@ async def test_unknown_key_ids_reread_the_jwks_at_most_once_per_interval() -> No
         assert keys.fetches == 3
         # Discovery happened once; later reads go straight to the JWKS.
         assert idp.requests.count("/.well-known/oauth-authorization-server/realms/team") == 1
+
+
+async def test_in_oauth_mode_a_foreign_origin_or_host_is_refused_even_with_a_valid_token_and_health_needs_none(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    async with authorization_server() as idp:
+        async with team_server(oauth_env(sandbox, idp.issuer, tmp_path / "audit.jsonl")) as url:
+            headers = {**MCP_HEADERS, "Authorization": f"Bearer {idp.token(RESOURCE)}"}
+            async with httpx.AsyncClient(timeout=30) as client:
+                foreign = await client.post(
+                    url + "/mcp", json=LIST_TOOLS, headers={**headers, "Origin": "https://evil.test"}
+                )
+                wrong_host = await client.post(
+                    url + "/mcp", json=LIST_TOOLS, headers={**headers, "Host": "evil.test"}
+                )
+                health = await client.get(url + "/healthz")
+                ready = await client.get(url + "/readyz")
+    assert (foreign.status_code, wrong_host.status_code) == (403, 421)
+    assert (health.status_code, ready.status_code) == (200, 200)
+    assert [r.path for r in sandbox.requests] == ["/healthz"]
