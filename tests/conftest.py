@@ -4,6 +4,13 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis decides what a test means, not how fast a shared 2-core machine runs it: no
+# per-example deadline and no "too slow" health check, which fail by chance under load.
+# (A test's own @settings keeps whatever it sets and inherits the rest from here.)
+settings.register_profile("woodpecker-mcp", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("woodpecker-mcp")
 
 pytest_plugins = [
     "tests.fixtures.sandbox",
