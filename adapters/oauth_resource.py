@@ -356,6 +356,11 @@ def resource_metadata_url(resource: str) -> str:
     return str(build_resource_metadata_url(AnyHttpUrl(resource)))
 
 
+def _try_again_later(error: str, message: str) -> JSONResponse:
+    """A 503 that names what could not be read and asks the client to retry in a few seconds."""
+    return JSONResponse({"error": error, "message": message}, status_code=503, headers={"retry-after": "5"})
+
+
 class OAuthResourceGate:
     """ASGI gate: serves the metadata documents, and lets a request in only with an access token for this resource.
 
@@ -420,11 +425,9 @@ class OAuthResourceGate:
             return
         except IssuerUnavailable as e:
             logger.warning("the authorization server's keys could not be read (%s)", e)
-            await JSONResponse(
-                {"error": "issuer_unavailable", "message": "The sign-in keys could not be read; try again."},
-                status_code=503,
-                headers={"retry-after": "5"},
-            )(scope, receive, send)
+            await _try_again_later("issuer_unavailable", "The sign-in keys could not be read; try again.")(
+                scope, receive, send
+            )
             return
         assert access.subject is not None and access.claims is not None
         principal = oauth_principal(str(access.claims["iss"]), access.subject, self._principal_key)
@@ -438,11 +441,7 @@ class OAuthResourceGate:
             except Exception as e:
                 # Not knowing the person's token is not "no token": no link is offered, nothing runs.
                 logger.warning("the linked-token store could not be read (%s)", type(e).__name__)
-                await JSONResponse(
-                    {"error": "token_store_unavailable", "message": "Try again shortly."},
-                    status_code=503,
-                    headers={"retry-after": "5"},
-                )(scope, receive, send)
+                await _try_again_later("token_store_unavailable", "Try again shortly.")(scope, receive, send)
                 return
             if credential is not None:
                 inner[CREDENTIAL_KEY] = credential

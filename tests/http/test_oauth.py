@@ -134,6 +134,20 @@ async def test_every_bad_token_is_refused_with_its_rfc6750_error_and_nothing_rea
     assert sandbox.requests == []
 
 
+async def test_an_issuer_whose_keys_cannot_be_read_gets_a_retryable_503_and_nothing_reaches_woodpecker(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    async with authorization_server() as idp:
+        token, issuer = idp.token(RESOURCE), idp.issuer
+    # The authorization server is gone before our server ever read its keys.
+    async with team_server(oauth_env(sandbox, issuer, tmp_path / "audit.jsonl")) as url:
+        response = await post_mcp(url, token)
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "5"
+    assert response.json()["error"] == "issuer_unavailable"
+    assert sandbox.requests == []
+
+
 async def test_the_protected_resource_metadata_is_what_rfc9728_and_the_mcp_profile_require(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
