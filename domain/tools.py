@@ -99,12 +99,6 @@ class ToolSpec:
     def guarded(self) -> bool:
         return self.guard is not None
 
-    def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
-
 
 @dataclass(frozen=True, slots=True)
 class Catalogue:
@@ -135,6 +129,3 @@ class Catalogue:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.tools)
-
-    def select(self, names: frozenset[str] | set[str]) -> "Catalogue":
-        return Catalogue(tuple(t for t in self.tools if t.name in names))

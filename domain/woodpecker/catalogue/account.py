@@ -1,0 +1,39 @@
+"""The calling account: who it is and its pipeline feed."""
+
+from domain.tools import Endpoint, ToolSpec
+from domain.woodpecker.catalogue.common import (
+    read_tool,
+)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    read_tool(
+        "get_current_user",
+        group="account",
+        description=(
+            "Shows which Woodpecker account the configured token belongs to and whether it is an "
+            "instance admin. The first check for a 401 or 403."
+        ),
+        endpoints=(Endpoint("GET", "/api/user"),),
+        notes=("admin is omitted from the JSON when false; report it as false.",),
+    ),
+    read_tool(
+        "get_pipeline_feed",
+        group="account",
+        untrusted_output=True,
+        description=(
+            "One-call overview: the latest pipeline of every active repository this account can push "
+            "to, instead of one list_pipelines call per repository."
+        ),
+        endpoints=(Endpoint("GET", "/api/user/feed", query={"latest": "=true"}),),
+        notes=(
+            (
+                "latest=true gives one entry per active repository with push or admin access, ordered "
+                "by full_name; a repository without pipelines appears with empty pipeline fields."
+            ),
+            (
+                "Without latest Woodpecker returns the 50 newest pipelines instead, and null when "
+                "there are none."
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,210 @@
+"""Agents of the instance or of an organization."""
+
+from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.woodpecker.catalogue.common import (
+    CONFIRM_TOKEN,
+    PAGING,
+    PAGING_QUERY,
+    WRITE_ADDS,
+    WRITE_DESTRUCTIVE,
+    asks_always,
+    id_param,
+    optional,
+    read_tool,
+    write_tool,
+)
+
+_AGENT_ID = id_param("agent_id", "Agent id, from list_agents.")
+
+_AGENT_ORG_ID = id_param(
+    "org_id",
+    "For an organization's agents: its id selects that organization's routes, open to its admins. "
+    "Without it, the instance's agents, which need an instance admin.",
+    required=False,
+)
+
+_AGENT_NAME = Param(
+    "name", "string", True, "The name shown for the agent.", constraints={"minLength": 1, "maxLength": 250}
+)
+
+_CUSTOM_LABELS = Param(
+    "custom_labels",
+    "object",
+    False,
+    "Not supported: Woodpecker ignores it, because an agent's labels come from WOODPECKER_AGENT_LABELS "
+    "on its host. A call that carries it is refused, so nothing is half-applied.",
+    constraints={
+        "additionalProperties": {"type": "string", "maxLength": 500},
+        "propertyNames": {"minLength": 1, "maxLength": 100},
+    },
+)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    read_tool(
+        "list_agents",
+        group="agents",
+        admin="instance_scope",
+        admin_when="org_id omitted",
+        description=(
+            "Lists build agents and their state (platform, backend, capacity, version, labels, last "
+            "contact); look here when pipelines stay pending. Without org_id the instance's agents "
+            "(instance admin), with it that organization's (organization admin). Tokens are masked."
+        ),
+        params=(_AGENT_ORG_ID, *PAGING),
+        endpoints=(
+            Endpoint("GET", "/api/agents", when="org_id is omitted", query=PAGING_QUERY),
+            Endpoint("GET", "/api/orgs/{org_id}/agents", when="org_id is passed", query=PAGING_QUERY),
+        ),
+        notes=(
+            (
+                "Woodpecker returns every agent's token in clear text: replace it with a redaction "
+                "marker (keep the key, so it does not read as 'no token')."
+            ),
+            (
+                "null when empty. The organization route exists only when the server allows "
+                "user-registered agents. org_id -1 in a record marks an instance agent."
+            ),
+        ),
+    ),
+    read_tool(
+        "get_agent",
+        group="agents",
+        admin="always",
+        description=(
+            "Returns one agent, its token masked. Instance admin only. Tokens cannot be issued again: "
+            "replacing a lost one takes delete_agent, then create_agent."
+        ),
+        params=(_AGENT_ID,),
+        endpoints=(Endpoint("GET", "/api/agents/{agent_id}"),),
+        notes=("The API returns the token in clear text; redact it.",),
+    ),
+    read_tool(
+        "list_agent_tasks",
+        group="agents",
+        admin="always",
+        untrusted_output=True,
+        description=(
+            "Lists the workflows an agent is running right now, with their pipeline and repository "
+            "ids, e.g. to decide what to cancel. Instance admin only."
+        ),
+        params=(_AGENT_ID,),
+        endpoints=(Endpoint("GET", "/api/agents/{agent_id}/tasks"),),
+        notes=("null when the agent is idle.", "Task names and labels come from pipeline configs."),
+    ),
+    write_tool(
+        "create_agent",
+        group="agents",
+        guard=GuardRule(
+            when="always",
+            condition="Every call asks, whatever the arguments.",
+            targets=("name", "org_id"),
+            body_bound=True,
+            needs_current_state=False,
+        ),
+        annotations=WRITE_ADDS,
+        admin="instance_scope",
+        admin_when="org_id omitted",
+        description=(
+            "Creates an agent and returns its token, once only. Whoever holds the token can attach a "
+            "machine that receives pipelines and their secrets: put it in the agent's configuration, "
+            "nowhere else. With org_id the agent serves only that organization's pipelines "
+            "(organization admin); without, instance admin. Always asks a person first."
+        ),
+        params=(
+            _AGENT_NAME,
+            _AGENT_ORG_ID,
+            Param(
+                "no_schedule",
+                "boolean",
+                False,
+                "Create it drained: it may connect but gets no work.",
+                constraints={"default": False},
+            ),
+            _CUSTOM_LABELS,
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(
+            Endpoint("POST", "/api/agents", when="org_id is omitted", body=("name", "no_schedule")),
+            Endpoint(
+                "POST", "/api/orgs/{org_id}/agents", when="org_id is passed", body=("name", "no_schedule")
+            ),
+        ),
+        notes=(
+            "The one tool whose answer carries an agent token unredacted; say what it is.",
+            "Instance agents get org_id -1 and the caller as owner_id.",
+        ),
+    ),
+    write_tool(
+        "update_agent",
+        group="agents",
+        annotations=WRITE_DESTRUCTIVE,
+        admin="instance_scope",
+        admin_when="org_id omitted",
+        description=(
+            "Renames an agent or changes its scheduling; anything not passed keeps its value. "
+            "no_schedule=true lets it finish running work but take no more, e.g. before host "
+            "maintenance. Without org_id it needs an instance admin; with it, an organization admin."
+        ),
+        params=(
+            _AGENT_ID,
+            _AGENT_ORG_ID,
+            optional(_AGENT_NAME),
+            Param(
+                "no_schedule",
+                "boolean",
+                False,
+                "true keeps new work away from the agent; false lets it take work again.",
+            ),
+            _CUSTOM_LABELS,
+        ),
+        endpoints=(
+            Endpoint("GET", "/api/agents/{agent_id}", when="org_id is omitted (current record)"),
+            Endpoint(
+                "GET",
+                "/api/orgs/{org_id}/agents",
+                when="org_id is passed (current record: walk the pages until the id is found)",
+                query={"perPage": "=50"},
+            ),
+            Endpoint(
+                "PATCH", "/api/agents/{agent_id}", when="org_id is omitted", body=("name", "no_schedule")
+            ),
+            Endpoint(
+                "PATCH",
+                "/api/orgs/{org_id}/agents/{agent_id}",
+                when="org_id is passed",
+                body=("name", "no_schedule"),
+            ),
+        ),
+        notes=(
+            (
+                "Woodpecker overwrites name and no_schedule from the body: always send both, taking "
+                "the one not passed from the current record."
+            ),
+            "Answers the agent with its token in clear text: redact it.",
+            (
+                "409 on a store failure (instance route), 500 (organization route); an agent of "
+                "another organization answers 404 on the organization route."
+            ),
+            "A call with nothing to change is an error.",
+        ),
+    ),
+    write_tool(
+        "delete_agent",
+        group="agents",
+        annotations=WRITE_DESTRUCTIVE,
+        admin="instance_scope",
+        admin_when="org_id omitted",
+        guard=asks_always("agent_id", "org_id"),
+        description=(
+            "Deletes an agent: its token stops working and its host cannot reconnect. Woodpecker "
+            "refuses while it still runs tasks, so drain it first (update_agent with "
+            "no_schedule=true). Without org_id it needs an instance admin. Always asks a person first."
+        ),
+        params=(_AGENT_ID, _AGENT_ORG_ID, CONFIRM_TOKEN),
+        endpoints=(
+            Endpoint("DELETE", "/api/agents/{agent_id}", when="org_id is omitted", success=204),
+            Endpoint("DELETE", "/api/orgs/{org_id}/agents/{agent_id}", when="org_id is passed", success=204),
+        ),
+        notes=("409 'Agent has running tasks' while it is busy. 204 on success (the swagger says 200).",),
+    ),
+)

@@ -1,0 +1,216 @@
+"""What the Woodpecker tool declarations share: annotations, argument rules, common arguments and the two builders."""
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from domain.tools import Annotations, Endpoint, GuardRule, Param, ToolSpec
+
+# Every call leaves this process for the Woodpecker server, so open_world is true throughout.
+READ = Annotations(read_only=True, destructive=False, idempotent=True, open_world=True)
+
+# A repeat finds the work done: activating, cancelling, pausing, setting a level.
+WRITE_IDEMPOTENT = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
+
+# Overwrites or removes stored state; a repeat changes nothing more.
+WRITE_DESTRUCTIVE = Annotations(read_only=False, destructive=True, idempotent=True, open_world=True)
+
+# Every call stores one more object.
+WRITE_ADDS = Annotations(read_only=False, destructive=False, idempotent=False, open_world=True)
+
+# Every call starts a build, and what a build does is written in the repository, not here.
+WRITE_STARTS_BUILD = Annotations(read_only=False, destructive=True, idempotent=False, open_world=True)
+
+# 2**53 - 1: the largest integer a JSON client is sure to carry without rounding.
+MAX_ID = 9007199254740991
+
+EVENTS = (
+    "push",
+    "pull_request",
+    "pull_request_closed",
+    "pull_request_metadata",
+    "tag",
+    "release",
+    "deployment",
+    "cron",
+    "manual",
+)
+
+BRANCH_RULES: Mapping[str, Any] = {"minLength": 1, "maxLength": 250, "pattern": r"^[^\s\\~^:?*\[\]]+$"}
+
+
+def id_param(name: str, description: str, *, required: bool = True, **conditions: str) -> Param:
+    """A Woodpecker id; `conditions` are required_when / only_when rules."""
+    return Param(
+        name, "integer", required, description, constraints={"minimum": 1, "maximum": MAX_ID, **conditions}
+    )
+
+
+def optional(param: Param) -> Param:
+    """The same argument where it may be left out, as in an update that keeps what is not passed."""
+    return replace(param, required=False)
+
+
+def only_when(param: Param, condition: str) -> Param:
+    """The same argument, accepted only under `condition` (see Param)."""
+    return replace(param, constraints={**param.constraints, "only_when": condition})
+
+
+CONFIRM_TOKEN = Param(
+    "confirm_token",
+    "string",
+    False,
+    "Only without a dialog: the token this tool's first call returned for these same arguments "
+    "(single use, 5 minutes).",
+    constraints={"pattern": "^[0-9a-f]{32}$"},
+    sensitive=True,
+)
+
+PAGE = Param(
+    "page",
+    "integer",
+    False,
+    "Page number, from 1.",
+    constraints={"minimum": 1, "maximum": 10000, "default": 1},
+)
+
+PER_PAGE = Param(
+    "per_page",
+    "integer",
+    False,
+    "Entries per page, at most 50.",
+    constraints={"minimum": 1, "maximum": 50, "default": 50},
+)
+
+PAGING = (PAGE, PER_PAGE)
+
+REPO_ID = id_param("repo_id", "Numeric repository id, not owner/name (lookup_repository finds it).")
+
+NUMBER = id_param(
+    "number", "Pipeline number within the repository, as the web UI shows it; not its global id."
+)
+
+ORG_ID = id_param("org_id", "Organization id (lookup_organization finds it by name).")
+
+# Secrets and registries live at one of three levels; these three arguments pick it.
+SCOPE = Param(
+    "scope",
+    "enum",
+    True,
+    "repository (with repo_id), organization (with org_id) or global.",
+    choices=("repository", "organization", "global"),
+)
+
+SCOPE_REPO_ID = id_param(
+    "repo_id", REPO_ID.description, required=False, required_when="scope == 'repository'"
+)
+
+SCOPE_ORG_ID = id_param("org_id", ORG_ID.description, required=False, required_when="scope == 'organization'")
+
+AT_SCOPE = (SCOPE, SCOPE_REPO_ID, SCOPE_ORG_ID)
+
+PAGING_QUERY: Mapping[str, str] = {"page": "page", "perPage": "per_page"}
+
+_LEVELS = (
+    ("repository", "/api/repos/{repo_id}"),
+    ("organization", "/api/orgs/{org_id}"),
+    ("global", "/api"),
+)
+
+
+def at_each_level(
+    method: str,
+    path: str,
+    *,
+    also: str = "",
+    query: Mapping[str, str] | None = None,
+    body: tuple[str, ...] = (),
+    success: int = 200,
+) -> tuple[Endpoint, ...]:
+    """One request per level (repository, organization, global) for `path` below the level's route."""
+    return tuple(
+        Endpoint(
+            method,
+            prefix + path,
+            when=f"scope == '{level}'{also}",
+            query=query or {},
+            body=body,
+            success=success,
+        )
+        for level, prefix in _LEVELS
+    )
+
+
+def asks_always(*targets: str, body_bound: bool = False) -> GuardRule:
+    """A guard that asks on every call, bound to `targets` (and to the body when `body_bound`)."""
+    return GuardRule("always", "Every call asks, whatever the arguments.", targets, body_bound, False)
+
+
+def read_tool(
+    name: str,
+    *,
+    group: str,
+    description: str,
+    params: tuple[Param, ...] = (),
+    endpoints: tuple[Endpoint, ...],
+    notes: tuple[str, ...] = (),
+    admin: str = "never",
+    admin_when: str | None = None,
+    essential: bool = False,
+    untrusted_output: bool = False,
+) -> ToolSpec:
+    """A read tool: never guarded, read-only annotations."""
+    return ToolSpec(
+        name=name,
+        title=_title(name),
+        group=group,
+        kind="read",
+        admin=admin,
+        admin_when=admin_when,
+        essential=essential,
+        annotations=READ,
+        guard=None,
+        untrusted_output=untrusted_output,
+        description=description,
+        params=params,
+        endpoints=endpoints,
+        notes=notes,
+    )
+
+
+def write_tool(
+    name: str,
+    *,
+    group: str,
+    annotations: Annotations,
+    description: str,
+    params: tuple[Param, ...] = (),
+    endpoints: tuple[Endpoint, ...],
+    notes: tuple[str, ...] = (),
+    guard: GuardRule | None = None,
+    admin: str = "never",
+    admin_when: str | None = None,
+    essential: bool = False,
+    untrusted_output: bool = False,
+) -> ToolSpec:
+    """A write tool, with its annotations and (when it asks a person) its guard rule."""
+    return ToolSpec(
+        name=name,
+        title=_title(name),
+        group=group,
+        kind="write",
+        admin=admin,
+        admin_when=admin_when,
+        essential=essential,
+        annotations=annotations,
+        guard=guard,
+        untrusted_output=untrusted_output,
+        description=description,
+        params=params,
+        endpoints=endpoints,
+        notes=notes,
+    )
+
+
+def _title(name: str) -> str:
+    return name.replace("_", " ").capitalize()

@@ -1,0 +1,208 @@
+"""The forges Woodpecker signs in with and reads repositories from."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.woodpecker.catalogue.common import (
+    CONFIRM_TOKEN,
+    PAGING,
+    PAGING_QUERY,
+    WRITE_ADDS,
+    WRITE_DESTRUCTIVE,
+    asks_always,
+    id_param,
+    optional,
+    read_tool,
+    write_tool,
+)
+
+_URL_RULES: Mapping[str, Any] = {"maxLength": 500, "format": "uri", "pattern": "^https?://"}
+
+_FORGE_ID = id_param("forge_id", "Forge id, from list_forges.")
+
+_FORGE_TYPE = Param(
+    "type",
+    "enum",
+    True,
+    "Which kind of forge.",
+    choices=("github", "gitlab", "gitea", "forgejo", "bitbucket", "bitbucket-dc", "addon"),
+)
+
+_FORGE_URL = Param(
+    "url", "string", True, "The forge's address: an absolute http:// or https:// URL.", constraints=_URL_RULES
+)
+
+_OAUTH_CLIENT = Param(
+    "client",
+    "string",
+    True,
+    "The OAuth application's client id.",
+    constraints={"minLength": 1, "maxLength": 500},
+)
+
+_OAUTH_HOST = Param(
+    "oauth_host",
+    "string",
+    False,
+    "The forge URL the browser is sent to for the OAuth redirect, when it differs from url.",
+    constraints=_URL_RULES,
+)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    read_tool(
+        "list_forges",
+        group="forges",
+        description=(
+            "Lists the configured forges (GitHub, GitLab, Gitea, Forgejo, Bitbucket…); their ids are "
+            "the forge_id the user tools take. Without instance admin only id, type and url are shown. "
+            "The OAuth client secret is never returned."
+        ),
+        params=PAGING,
+        endpoints=(Endpoint("GET", "/api/forges", query=PAGING_QUERY),),
+        notes=(
+            (
+                "Answers even anonymously, with the public view; the full record needs an instance "
+                "admin. The OAuth client secret is never returned."
+            ),
+            "Redact credential-like keys inside additional_options.",
+        ),
+    ),
+    read_tool(
+        "get_forge",
+        group="forges",
+        description=(
+            "Returns one forge's configuration; without instance admin only id, type and url. The "
+            "OAuth client secret is never returned."
+        ),
+        params=(_FORGE_ID,),
+        endpoints=(Endpoint("GET", "/api/forges/{forge_id}"),),
+        notes=("Non-admins get id, type and url only. The client secret is never returned.",),
+    ),
+    write_tool(
+        "create_forge",
+        group="forges",
+        guard=GuardRule(
+            when="always",
+            condition="Every call asks, whatever the arguments.",
+            targets=("type", "url"),
+            body_bound=True,
+            needs_current_state=False,
+        ),
+        annotations=WRITE_ADDS,
+        admin="always",
+        description=(
+            "Adds a forge for sign-in and repositories. Instance admin only. It needs an OAuth app on "
+            "that forge whose redirect points back at this Woodpecker. Always asks a person first: its "
+            "logins can match the admin list. The OAuth client secret is never returned."
+        ),
+        params=(
+            _FORGE_TYPE,
+            _FORGE_URL,
+            _OAUTH_CLIENT,
+            Param(
+                "oauth_client_secret",
+                "string",
+                True,
+                "The OAuth application's client secret; never returned.",
+                constraints={"minLength": 1, "maxLength": 1000},
+                sensitive=True,
+            ),
+            _OAUTH_HOST,
+            Param(
+                "skip_verify",
+                "boolean",
+                False,
+                "Skip certificate checks towards the forge; a last resort for private CAs.",
+                constraints={"default": False},
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(
+            Endpoint(
+                "POST",
+                "/api/forges",
+                body=("type", "url", "client", "oauth_client_secret", "oauth_host", "skip_verify"),
+            ),
+        ),
+        notes=(
+            (
+                "Woodpecker fetches url and oauth_host on every sign-in, so refuse schemes other than "
+                "http and https."
+            ),
+            "The answer never contains the secret.",
+        ),
+    ),
+    write_tool(
+        "update_forge",
+        group="forges",
+        annotations=WRITE_DESTRUCTIVE,
+        admin="always",
+        guard=asks_always("forge_id", body_bound=True),
+        description=(
+            "Changes a forge's configuration; anything not passed keeps its value. Instance admin "
+            "only. A mistake can lock everyone out of sign-in, the web UI included, so it always asks "
+            "a person first. The OAuth client secret is never returned."
+        ),
+        params=(
+            _FORGE_ID,
+            optional(_FORGE_TYPE),
+            optional(_FORGE_URL),
+            optional(_OAUTH_CLIENT),
+            Param(
+                "oauth_client_secret",
+                "string",
+                False,
+                "New client secret; never returned.",
+                constraints={"minLength": 1, "maxLength": 1000},
+                sensitive=True,
+            ),
+            _OAUTH_HOST,
+            Param(
+                "skip_verify",
+                "boolean",
+                False,
+                "Whether certificate checks towards the forge are skipped.",
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(
+            Endpoint("GET", "/api/forges/{forge_id}", when="before the update (current record)"),
+            Endpoint(
+                "PATCH",
+                "/api/forges/{forge_id}",
+                body=(
+                    "type",
+                    "url",
+                    "client",
+                    "oauth_client_secret",
+                    "oauth_host",
+                    "skip_verify",
+                    "additional_options",
+                ),
+            ),
+        ),
+        notes=(
+            (
+                "PATCH overwrites type, url, client, oauth_host, skip_verify and additional_options "
+                "from the body; send the current record with the changes merged. oauth_client_secret "
+                "changes only when non-empty."
+            ),
+            "409 on a store failure. A call with nothing to change is an error.",
+        ),
+    ),
+    write_tool(
+        "delete_forge",
+        group="forges",
+        annotations=WRITE_DESTRUCTIVE,
+        admin="always",
+        guard=asks_always("forge_id"),
+        description=(
+            "Deletes a forge configuration: its accounts can no longer sign in and Woodpecker loses "
+            "access to its repositories. Instance admin only. Always asks a person first."
+        ),
+        params=(_FORGE_ID, CONFIRM_TOKEN),
+        endpoints=(Endpoint("DELETE", "/api/forges/{forge_id}", success=204),),
+        notes=("Answers 204 (the swagger says 200).",),
+    ),
+)

@@ -1,0 +1,99 @@
+"""Organizations: listing, reading, their permissions, deleting one."""
+
+from domain.tools import Endpoint, Param, ToolSpec
+from domain.woodpecker.catalogue.common import (
+    CONFIRM_TOKEN,
+    ORG_ID,
+    PAGING,
+    PAGING_QUERY,
+    WRITE_DESTRUCTIVE,
+    asks_always,
+    read_tool,
+    write_tool,
+)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    read_tool(
+        "list_organizations",
+        group="organizations",
+        admin="always",
+        description=(
+            "Lists the organizations stored on the instance. Instance admin only. Personal accounts, "
+            "which Woodpecker also keeps as organizations, are left out; lookup_organization finds one "
+            "by name."
+        ),
+        params=PAGING,
+        endpoints=(Endpoint("GET", "/api/orgs", query=PAGING_QUERY),),
+        notes=("Only entries with is_user=false; ordered by id; null when empty.",),
+    ),
+    read_tool(
+        "get_organization",
+        group="organizations",
+        description=(
+            "Returns an organization by id: name, forge, and whether it stands for a personal account."
+        ),
+        params=(ORG_ID,),
+        endpoints=(Endpoint("GET", "/api/orgs/{org_id}"),),
+        notes=(
+            (
+                "Needs membership (instance admins always pass). A single object, although the swagger "
+                "declares an array."
+            ),
+        ),
+    ),
+    read_tool(
+        "lookup_organization",
+        group="organizations",
+        description=(
+            "Finds an organization, or a personal account, by its name in the forge and returns it "
+            "with the id that organization-level secret, registry and agent calls take."
+        ),
+        params=(
+            Param(
+                "name",
+                "string",
+                True,
+                "The organization's name in the forge; GitLab subgroups contain slashes.",
+                constraints={
+                    "minLength": 1,
+                    "maxLength": 200,
+                    "pattern": r"^(?!\.\.?(/|$))(?!.*/\.\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
+                },
+            ),
+        ),
+        endpoints=(Endpoint("GET", "/api/orgs/lookup/{name}"),),
+        notes=(
+            (
+                "Searched within the caller's forge. 404 for an unknown name, and for a private "
+                "organization unless the caller is an instance admin or it is the caller's own."
+            ),
+            "Wildcard route; slashes may travel literally.",
+        ),
+    ),
+    read_tool(
+        "get_organization_permissions",
+        group="organizations",
+        description=(
+            "Tells whether this account is a member, and an admin, of an organization; managing its "
+            "secrets, registries and agents needs admin."
+        ),
+        params=(ORG_ID,),
+        endpoints=(Endpoint("GET", "/api/orgs/{org_id}/permissions"),),
+        notes=("Answers {member, admin}, a single object (the swagger says array).",),
+    ),
+    write_tool(
+        "delete_organization",
+        group="organizations",
+        annotations=WRITE_DESTRUCTIVE,
+        admin="always",
+        guard=asks_always("org_id"),
+        description=(
+            "Deletes an organization and everything stored at its level in Woodpecker: secrets, "
+            "registries, agents. The forge and the repositories stay, but their pipelines lose those "
+            "secrets. Instance admin only. Always asks a person first."
+        ),
+        params=(ORG_ID, CONFIRM_TOKEN),
+        endpoints=(Endpoint("DELETE", "/api/orgs/{org_id}", success=204),),
+        notes=("Needs organization admin and instance admin.",),
+    ),
+)

@@ -1,0 +1,413 @@
+"""Pipelines: listing, reading (config, metadata, why it failed), triggering, restarting, cancelling, approving and deleting them."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.woodpecker.catalogue.common import (
+    BRANCH_RULES,
+    CONFIRM_TOKEN,
+    EVENTS,
+    NUMBER,
+    PAGING,
+    PAGING_QUERY,
+    REPO_ID,
+    WRITE_DESTRUCTIVE,
+    WRITE_IDEMPOTENT,
+    WRITE_STARTS_BUILD,
+    asks_always,
+    read_tool,
+    write_tool,
+)
+
+# git's ref rules (git check-ref-format) for a branch that Woodpecker builds from.
+_GIT_BRANCH_RULES: Mapping[str, Any] = {
+    "minLength": 1,
+    "maxLength": 250,
+    "pattern": r"^(?!-)(?!.*\.\.)(?!.*@\{)(?!.*//)(?!.*/$)(?!.*\.lock$)(?!.*\.$)[^\x00-\x20\x7f\\~^:?*\[\]#%]+$",
+}
+
+# Variables Woodpecker sets itself: a trigger's variables are applied after them and reach every
+# step, the clone included, so overriding one (CI_COMMIT_SHA) would build another commit unheld.
+_VARIABLE_NAME_RULES: Mapping[str, Any] = {
+    "minLength": 1,
+    "maxLength": 200,
+    "pattern": r"^(?!(CI_|DRONE_|WOODPECKER_|PLUGIN_|LD_|DYLD_|GIT_)|(PATH|HOME|SHELL)$)[A-Za-z_][A-Za-z0-9_]*$",
+}
+
+# Documented additions beyond the shared catalogue (see the package's docstring).
+ADDED: tuple[str, ...] = ("get_pipeline_failure_summary",)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    read_tool(
+        "list_pipelines",
+        group="pipelines",
+        essential=True,
+        untrusted_output=True,
+        description=(
+            "Pages through a repository's pipelines, newest first, one summary each (number, status, "
+            "event, branch, ref, author, times, short commit, message subject), filtered by the "
+            "server. The other pipeline tools take the number, not the id."
+        ),
+        params=(
+            REPO_ID,
+            Param("branch", "string", False, "Only this branch.", constraints=BRANCH_RULES),
+            Param("event", "enum", False, "Only this trigger event.", choices=EVENTS),
+            Param(
+                "status",
+                "enum",
+                False,
+                "Only this status (blocked means waiting for approval).",
+                choices=(
+                    "skipped",
+                    "pending",
+                    "running",
+                    "success",
+                    "failure",
+                    "killed",
+                    "canceled",
+                    "error",
+                    "blocked",
+                    "declined",
+                    "created",
+                ),
+            ),
+            Param(
+                "ref",
+                "string",
+                False,
+                "Only pipelines whose git ref contains this text, e.g. refs/tags/.",
+                constraints={"minLength": 1, "maxLength": 250},
+            ),
+            Param(
+                "before",
+                "string",
+                False,
+                "Only pipelines created before this time (exclusive).",
+                constraints={"format": "date-time"},
+            ),
+            Param(
+                "after",
+                "string",
+                False,
+                "Only pipelines created after this time (exclusive).",
+                constraints={"format": "date-time"},
+            ),
+            *PAGING,
+        ),
+        endpoints=(
+            Endpoint(
+                "GET",
+                "/api/repos/{repo_id}/pipelines",
+                query={
+                    **PAGING_QUERY,
+                    "branch": "branch",
+                    "event": "event",
+                    "status": "status",
+                    "ref": "ref",
+                    "before": "before",
+                    "after": "after",
+                },
+            ),
+        ),
+        notes=(
+            "Always a JSON array, [] when empty; entries have no repo_id and no workflows.",
+            "An unknown event or status, or before/after that are not RFC 3339, answer 400.",
+            "ref is a substring (SQL LIKE) match; before/after compare with created.",
+        ),
+    ),
+    read_tool(
+        "get_pipeline",
+        group="pipelines",
+        essential=True,
+        untrusted_output=True,
+        description=(
+            "Returns a pipeline with its workflows and their steps (id, name, type, state, exit code, "
+            "times). get_step_logs takes the step ids listed here."
+        ),
+        params=(REPO_ID, NUMBER),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),),
+        notes=(
+            (
+                "Steps are in workflows[].children[] in the API; present them as steps. The step id is "
+                "Step.id, not pid."
+            ),
+            "Woodpecker also accepts 'latest' for the number; this tool takes numbers only.",
+            "Message, title, branch, variables and changed files are pushed content.",
+        ),
+    ),
+    read_tool(
+        "get_pipeline_config",
+        group="pipelines",
+        untrusted_output=True,
+        description=(
+            "Shows the YAML files a pipeline was really built from, decoded, as they were at its "
+            "commit; the branch may hold something else by now."
+        ),
+        params=(REPO_ID, NUMBER),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}/config"),),
+        notes=(
+            (
+                "Answers [Config {hash, name, data}]; data is base64 (a Go []byte), not the integer "
+                "array the swagger claims."
+            ),
+            (
+                "Bound the work before decoding: at most 20 files and 200 000 bytes each in the "
+                "reference, saying what was cut. Strip terminal control characters."
+            ),
+        ),
+    ),
+    read_tool(
+        "get_pipeline_metadata",
+        group="pipelines",
+        untrusted_output=True,
+        description=(
+            "Returns the metadata Woodpecker turns into the CI_* variables: repository, this and the "
+            "previous pipeline, workflow, step, system and forge. Useful when a step behaves "
+            "differently from what its config suggests."
+        ),
+        params=(REPO_ID, NUMBER),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}/metadata"),),
+        notes=("Needs push permission; without it Woodpecker answers 404.",),
+    ),
+    read_tool(
+        "list_queued_pipelines",
+        group="pipelines",
+        admin="always",
+        untrusted_output=True,
+        description=(
+            "Lists every pending or running pipeline on the instance, across repositories. Instance "
+            "admin only. get_queue_info adds the tasks and workers behind them."
+        ),
+        endpoints=(Endpoint("GET", "/api/pipelines"),),
+        notes=(
+            ("Answers [Feed] (repo_id, full_name and pipeline summary fields); not paged; always an array."),
+        ),
+    ),
+    write_tool(
+        "trigger_pipeline",
+        group="pipelines",
+        annotations=WRITE_STARTS_BUILD,
+        essential=True,
+        untrusted_output=True,
+        description=(
+            "Starts a manual pipeline on a branch, built from the config at the branch's head. Not "
+            "idempotent: every call, a repeat or a retry after a timeout included, starts another run, "
+            "so check list_pipelines before calling again. list_repository_branches confirms the "
+            "branch exists."
+        ),
+        params=(
+            REPO_ID,
+            Param(
+                "branch",
+                "string",
+                True,
+                "The branch to build, at its current head; a valid git branch name.",
+                constraints=_GIT_BRANCH_RULES,
+            ),
+            Param(
+                "message",
+                "string",
+                False,
+                "Why it runs. Woodpecker 3.18 and later show it as 'MANUAL: <message> @ <branch>'; "
+                "3.17 drops it.",
+                constraints={"maxLength": 500},
+            ),
+            Param(
+                "variables",
+                "object",
+                False,
+                "Variables for this run only, never one of Woodpecker's own (CI_*, PATH, LD_*, …). "
+                "Keys and values are strings, nothing nested; refused names: CI_*, DRONE_*, "
+                "WOODPECKER_*, PLUGIN_*, LD_*, DYLD_*, GIT_*, PATH, HOME, SHELL.",
+                constraints={
+                    "additionalProperties": {"type": "string", "maxLength": 10000},
+                    "propertyNames": _VARIABLE_NAME_RULES,
+                    "maxProperties": 100,
+                },
+            ),
+        ),
+        endpoints=(
+            Endpoint("POST", "/api/repos/{repo_id}/pipelines", body=("branch", "variables", "message")),
+        ),
+        notes=(
+            (
+                "200 with the new pipeline (event manual). 204 with header Pipeline-Filtered: true "
+                "when the config skipped or filtered everything: report that no pipeline was created."
+            ),
+            (
+                "An unknown branch answers 500 with an empty body on 3.17 (400 was observed on 3.18); "
+                "treat any error as not started, but a timeout as unknown."
+            ),
+            "Woodpecker has no idempotency key. Needs push permission.",
+        ),
+    ),
+    write_tool(
+        "restart_pipeline",
+        group="pipelines",
+        guard=GuardRule(
+            when="bypasses_approval",
+            condition=(
+                "Asks when event is deployment; when the source pipeline is declined; or when the "
+                "source pipeline would need approval under the repository's current settings "
+                "(Woodpecker's needsApproval rule) and no approval is on record (reviewed_by empty). "
+                "Other restarts never ask."
+            ),
+            targets=("repo_id", "number"),
+            body_bound=True,
+            needs_current_state=True,
+        ),
+        annotations=WRITE_STARTS_BUILD,
+        essential=True,
+        untrusted_output=True,
+        description=(
+            "Runs a pipeline again from its original commit and config as a new pipeline; the old one "
+            "stays. Not idempotent: every call, a repeat or retry included, starts another run. Asks a "
+            "person first for event=deployment, a declined pipeline, or one that needs an approval it "
+            "never had."
+        ),
+        params=(
+            REPO_ID,
+            NUMBER,
+            Param(
+                "event",
+                "enum",
+                False,
+                "deployment, the only override Woodpecker allows (anything else is a 400); the "
+                "repository must allow deployments.",
+                choices=("deployment",),
+            ),
+            Param(
+                "deploy_to",
+                "string",
+                False,
+                "The environment to deploy to: a plain name (letters, digits, . _ / -).",
+                constraints={
+                    "minLength": 1,
+                    "maxLength": 250,
+                    "pattern": "^[A-Za-z0-9._/-]+$",
+                    "only_when": "event == 'deployment'",
+                },
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(
+            Endpoint(
+                "POST",
+                "/api/repos/{repo_id}/pipelines/{number}",
+                query={"event": "event", "deploy_to": "deploy_to"},
+            ),
+        ),
+        notes=(
+            (
+                "No body. Send no other query keys: Woodpecker turns every extra query key into a "
+                "pipeline environment variable."
+            ),
+            (
+                "Answers the new pipeline (parent = the old number). A blocked pipeline cannot be "
+                "restarted (400): approve or decline it."
+            ),
+            (
+                "403 for a deployment when the repository does not allow deployments; 404 when the "
+                "repository has no owner."
+            ),
+        ),
+    ),
+    write_tool(
+        "cancel_pipeline",
+        group="pipelines",
+        annotations=WRITE_IDEMPOTENT,
+        essential=True,
+        description=(
+            "Stops a pending, running or blocked pipeline, killing any step in progress. Its record "
+            "and logs stay, and restart_pipeline can run it again."
+        ),
+        params=(REPO_ID, NUMBER),
+        endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/cancel", success=204),),
+        notes=(
+            (
+                "Answers 204 (the swagger says 200). 400 when the pipeline is not pending, running or "
+                "blocked. Needs push permission."
+            ),
+        ),
+    ),
+    write_tool(
+        "approve_pipeline",
+        group="pipelines",
+        annotations=WRITE_DESTRUCTIVE,
+        guard=asks_always("repo_id", "number"),
+        untrusted_output=True,
+        description=(
+            "Releases a pipeline held for approval (status blocked). Such pipelines usually carry code "
+            "from a fork, which then runs with this repository's secrets: read get_pipeline_config "
+            "before approving. Always asks a person first."
+        ),
+        params=(REPO_ID, NUMBER, CONFIRM_TOKEN),
+        endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/approve"),),
+        notes=(
+            (
+                "400 'cannot approve a pipeline with status X' when the pipeline is not blocked, so a "
+                "repeated approval changes nothing."
+            ),
+            "The question names only numeric ids; branch, title, message and log text never reach it.",
+        ),
+    ),
+    write_tool(
+        "decline_pipeline",
+        group="pipelines",
+        annotations=WRITE_IDEMPOTENT,
+        untrusted_output=True,
+        description=(
+            "Rejects a pipeline held for approval: its status becomes declined and none of its steps "
+            "run. The record stays."
+        ),
+        params=(REPO_ID, NUMBER),
+        endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/decline"),),
+        notes=(
+            (
+                "A pipeline that is not blocked answers 500 with an empty body; check its status with "
+                "get_pipeline when that happens."
+            ),
+        ),
+    ),
+    write_tool(
+        "delete_pipeline",
+        group="pipelines",
+        annotations=WRITE_DESTRUCTIVE,
+        guard=asks_always("repo_id", "number"),
+        description=(
+            "Deletes a finished pipeline with everything under it: workflows, steps, logs. Woodpecker "
+            "refuses while it is pending, running or blocked, so cancel or decline it first. Always "
+            "asks a person first."
+        ),
+        params=(REPO_ID, NUMBER, CONFIRM_TOKEN),
+        endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/pipelines/{number}", success=204),),
+        notes=(
+            (
+                "422 'Cannot delete pipeline with status X' for pending, running or blocked. Needs "
+                "repository admin."
+            ),
+        ),
+    ),
+    read_tool(
+        "get_pipeline_failure_summary",
+        group="pipelines",
+        untrusted_output=True,
+        description=(
+            "Says why a pipeline failed in one call: every failed or killed step of every workflow with its "
+            "exit code, the log lines that look like errors (failed tests, error:, panic:, tracebacks, FAIL) "
+            "and its last lines, in one size budget shared fairly. Says what it left out and which call reads more."
+        ),
+        params=(REPO_ID, NUMBER),
+        endpoints=(
+            Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),
+            Endpoint(
+                "GET", "/api/repos/{repo_id}/logs/{number}/{step_id}", when="once per failed or killed step"
+            ),
+        ),
+        notes=(
+            "Each failed step's log is read once: its last 30 lines and up to 20 error-looking lines (all are "
+            "counted); the list of error signs is domain/woodpecker/results/failures.py's ERROR_SIGNS.",
+        ),
+    ),
+)

@@ -1,0 +1,171 @@
+"""Registry logins at the repository, organization or global level; their passwords are never returned."""
+
+from domain.tools import GuardRule, Param, ToolSpec
+from domain.woodpecker.catalogue.common import (
+    AT_SCOPE,
+    CONFIRM_TOKEN,
+    PAGING,
+    PAGING_QUERY,
+    WRITE_ADDS,
+    WRITE_DESTRUCTIVE,
+    asks_always,
+    at_each_level,
+    read_tool,
+    write_tool,
+)
+
+_REGISTRY_ADDRESS = Param(
+    "address",
+    "string",
+    True,
+    "Registry host, optionally with a path (ghcr.io, registry.example.com:5000). It is the entry's key, "
+    "compared as written: docker.io and registry-1.docker.io are two entries.",
+    constraints={
+        "minLength": 1,
+        "maxLength": 200,
+        "pattern": r"^(?!\.\.?(/|$))(?!.*/\.\.?(/|$))[A-Za-z0-9.:_-]+(/[A-Za-z0-9._-]+)*$",
+    },
+)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    read_tool(
+        "list_registries",
+        group="registries",
+        description=(
+            "Lists the container-registry logins stored at one level (address, username). Passwords "
+            "are never returned."
+        ),
+        params=(*AT_SCOPE, *PAGING),
+        endpoints=at_each_level("GET", "/registries", query=PAGING_QUERY),
+        notes=(
+            'password is always "" in responses. The repository list is null when empty; ordered by id.',
+            (
+                "Repository level needs push permission, organization level organization admin, global "
+                "level any signed-in user."
+            ),
+        ),
+    ),
+    read_tool(
+        "get_registry",
+        group="registries",
+        description=(
+            "Returns the login stored for one registry address: the username. The password is never returned."
+        ),
+        params=(*AT_SCOPE, _REGISTRY_ADDRESS),
+        endpoints=at_each_level("GET", "/registries/{address}"),
+        notes=(
+            (
+                "The address travels URL-encoded as one path segment (slashes and colons included). "
+                "404 when absent."
+            ),
+        ),
+    ),
+    write_tool(
+        "create_registry",
+        group="registries",
+        annotations=WRITE_ADDS,
+        admin="instance_scope",
+        admin_when="scope=global",
+        description=(
+            "Stores a username and password for a container registry so pipelines can pull private "
+            "images from it. The address is the key; the password is never returned. The global level "
+            "needs an instance admin."
+        ),
+        params=(
+            *AT_SCOPE,
+            _REGISTRY_ADDRESS,
+            Param(
+                "username",
+                "string",
+                True,
+                "The account name at the registry.",
+                constraints={"minLength": 1, "maxLength": 2000},
+            ),
+            Param(
+                "password",
+                "string",
+                True,
+                "Password or access token for the registry; never returned.",
+                constraints={"minLength": 1, "maxLength": 100000},
+                sensitive=True,
+            ),
+        ),
+        endpoints=at_each_level("POST", "/registries", body=("address", "username", "password")),
+        notes=(
+            (
+                "Repository level answers 400 on validation and echoes a copy of the request (id 0, "
+                'password "") rather than the stored row; read it back with get_registry.'
+            ),
+            "Validation answers 422 at organization level and 400 at global level.",
+        ),
+    ),
+    write_tool(
+        "update_registry",
+        group="registries",
+        annotations=WRITE_DESTRUCTIVE,
+        admin="instance_scope",
+        admin_when="scope=global",
+        guard=GuardRule(
+            when="new_password",
+            condition="Asks whenever password is passed.",
+            targets=("scope", "repo_id", "org_id", "address"),
+            body_bound=True,
+            needs_current_state=False,
+        ),
+        description=(
+            "Replaces the username and/or password stored for an address; to change the address, "
+            "delete the entry and create another. Asks a person first when a password is passed; a "
+            "username alone applies at once. The password is never returned. The global level needs an "
+            "instance admin."
+        ),
+        params=(
+            *AT_SCOPE,
+            _REGISTRY_ADDRESS,
+            Param(
+                "username",
+                "string",
+                False,
+                "New account name.",
+                constraints={"minLength": 1, "maxLength": 2000},
+            ),
+            Param(
+                "password",
+                "string",
+                False,
+                "New password or token; the old one cannot be recovered. Asks a person.",
+                constraints={"minLength": 1, "maxLength": 100000},
+                sensitive=True,
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(
+            *at_each_level("PATCH", "/registries/{address}", body=("username", "password")),
+            *at_each_level(
+                "GET", "/registries/{address}", also=", and after the update (to report the stored entry)"
+            ),
+        ),
+        notes=(
+            "Never send address in the body: the organization and global routes would rename the entry.",
+            (
+                "Repository level answers 422 on validation and echoes the request, not the stored "
+                "row; organization level 422, global level 400."
+            ),
+            "A call with nothing to change is an error.",
+        ),
+    ),
+    write_tool(
+        "delete_registry",
+        group="registries",
+        annotations=WRITE_DESTRUCTIVE,
+        admin="instance_scope",
+        admin_when="scope=global",
+        guard=asks_always("scope", "repo_id", "org_id", "address"),
+        description=(
+            "Deletes the login stored for a registry address; pulling private images from it fails "
+            "afterwards. The global level needs an instance admin. Always asks a person first."
+        ),
+        params=(*AT_SCOPE, _REGISTRY_ADDRESS, CONFIRM_TOKEN),
+        endpoints=at_each_level("DELETE", "/registries/{address}", success=204),
+        notes=("404 when absent.",),
+    ),
+)

@@ -1,0 +1,498 @@
+"""Repositories: finding them, reading their settings and rights, activating, changing, repairing, moving and deleting them."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.woodpecker.catalogue.common import (
+    CONFIRM_TOKEN,
+    EVENTS,
+    PAGE,
+    PAGING,
+    PAGING_QUERY,
+    PER_PAGE,
+    REPO_ID,
+    SCOPE_REPO_ID,
+    WRITE_DESTRUCTIVE,
+    WRITE_IDEMPOTENT,
+    asks_always,
+    only_when,
+    read_tool,
+    write_tool,
+)
+
+# owner/name, or group/subgroup/name on GitLab; no segment may be "." or ".." (guard.md §3).
+_FULL_NAME_RULES: Mapping[str, Any] = {
+    "minLength": 3,
+    "maxLength": 200,
+    "pattern": r"^(?!\.\.?/)(?!.*/\.\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)+$",
+}
+
+TOOLS: tuple[ToolSpec, ...] = (
+    read_tool(
+        "list_repositories",
+        group="repositories",
+        admin="instance_scope",
+        admin_when="scope=instance",
+        essential=True,
+        untrusted_output=True,
+        description=(
+            "Lists the repositories this account can see, each with its latest pipeline. "
+            "include_inactive adds forge repositories never activated, with the forge_remote_id that "
+            "activate_repository takes. scope=instance lists every repository on the server instead, "
+            "paged (instance admin only)."
+        ),
+        params=(
+            Param(
+                "scope",
+                "enum",
+                False,
+                "account (default): this account's repositories, in one unpaged answer. instance: "
+                "every repository on the server, paged; instance admin only.",
+                choices=("account", "instance"),
+                constraints={"default": "account"},
+            ),
+            Param(
+                "include_inactive",
+                "boolean",
+                False,
+                "Also list forge repositories that are not activated yet. Slow: it costs a round of "
+                "forge requests.",
+                constraints={"default": False, "only_when": "scope == 'account'"},
+            ),
+            Param(
+                "name",
+                "string",
+                False,
+                "Keep only repositories whose name contains this text.",
+                constraints={"minLength": 1, "maxLength": 200, "only_when": "scope == 'account'"},
+            ),
+            only_when(PAGE, "scope == 'instance'"),
+            only_when(PER_PAGE, "scope == 'instance'"),
+        ),
+        endpoints=(
+            Endpoint(
+                "GET",
+                "/api/user/repos",
+                when="scope == 'account'",
+                query={"all": "include_inactive", "name": "name"},
+            ),
+            Endpoint("GET", "/api/repos", when="scope == 'instance'", query=PAGING_QUERY),
+        ),
+        notes=(
+            (
+                "Account scope answers [RepoLastPipeline]: each entry carries last_pipeline, whose "
+                "commit message, branch and title are pushed content."
+            ),
+            "Account scope is one unpaged response; name is the way to narrow it.",
+            (
+                "With include_inactive, never-activated entries have no Woodpecker id but carry "
+                "forge_remote_id; has_forge_name_conflict and has_no_forge_repo flag mismatches. On "
+                "3.17 name filters only the stored repositories, not the forge's list."
+            ),
+            "Instance scope: 403 for non-admins; ordered by full_name; always an array.",
+            (
+                "A parameter given with the other scope (page with account, name with instance) is "
+                "refused with an error naming its scope, not silently dropped."
+            ),
+        ),
+    ),
+    read_tool(
+        "get_repository",
+        group="repositories",
+        essential=True,
+        description=(
+            "Returns a repository's complete Woodpecker record: visibility, trust flags, approval "
+            "rule, timeout, config path and the rest. Read it before changing any of them."
+        ),
+        params=(REPO_ID,),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}"),),
+        notes=(
+            ("404 with an empty body both for an unknown id and for a repository this account may not pull."),
+            "A deactivated repository still answers, with active=false.",
+        ),
+    ),
+    read_tool(
+        "lookup_repository",
+        group="repositories",
+        description=(
+            "Resolves owner/name to Woodpecker's repository record, with the numeric id the other "
+            "tools take. A forge repository that was never activated answers 404; list_repositories "
+            "with include_inactive shows those."
+        ),
+        params=(
+            Param(
+                "full_name",
+                "string",
+                True,
+                "owner/name, as the forge writes it.",
+                constraints=_FULL_NAME_RULES,
+            ),
+        ),
+        endpoints=(Endpoint("GET", "/api/repos/lookup/{full_name}"),),
+        notes=(
+            (
+                "Wildcard route: the slash of owner/name may travel literally or as %2F; Woodpecker "
+                "decodes it."
+            ),
+            ("Follows Woodpecker's rename redirections, so a former name resolves to the moved repository."),
+            "Needs pull permission; a repository the account cannot pull answers 404.",
+        ),
+    ),
+    read_tool(
+        "get_repository_permissions",
+        group="repositories",
+        description=(
+            "Shows this account's pull, push and admin rights on a repository, as Woodpecker last "
+            "synced them from the forge. Explains a 403 or an unexpected 404 from the other repository "
+            "tools."
+        ),
+        params=(REPO_ID,),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/permissions"),),
+        notes=(
+            "Answers Perm {pull, push, admin, synced, created, updated}; times are Unix seconds.",
+            "Permissions are inherited from the forge and cached by Woodpecker.",
+        ),
+    ),
+    read_tool(
+        "list_repository_branches",
+        group="repositories",
+        untrusted_output=True,
+        description=(
+            "Lists the branch names the forge has for a repository. Check here before "
+            "trigger_pipeline, which fails on a branch that does not exist."
+        ),
+        params=(REPO_ID, *PAGING),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/branches", query=PAGING_QUERY),),
+        notes=(
+            "Answers [string]; paging is passed on to the forge.",
+            "null when the forge does not implement branch listing: treat as empty.",
+            "404 when the repository has no owner (deactivated repositories lose theirs).",
+            "Branch names are chosen by whoever can push.",
+        ),
+    ),
+    read_tool(
+        "list_pull_requests",
+        group="repositories",
+        untrusted_output=True,
+        description=(
+            "Lists a repository's open pull requests (index and title). A pipeline ref such as "
+            "refs/pull/7/head belongs to the pull request with that index."
+        ),
+        params=(REPO_ID, *PAGING),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pull_requests", query=PAGING_QUERY),),
+        notes=(
+            "Answers [{index, title}]; index is a string.",
+            "Titles are written by whoever opened the pull request.",
+        ),
+    ),
+    write_tool(
+        "activate_repository",
+        group="repositories",
+        guard=GuardRule(
+            when="reactivates",
+            condition=(
+                "Asks when Woodpecker already holds a record of this repository (inactive): "
+                "reactivation keeps its stored trust settings, approval mode and secrets, and makes "
+                "the caller its owner."
+            ),
+            targets=("forge_remote_id",),
+            body_bound=False,
+            needs_current_state=True,
+        ),
+        annotations=WRITE_IDEMPOTENT,
+        description=(
+            "Turns Woodpecker on for a forge repository that is not active yet: it is stored, its "
+            "webhook installed, and pushes start pipelines from then on. Takes the forge's own id "
+            "(forge_remote_id); a Woodpecker repo_id or owner/name does not work here. Asks a person "
+            "first when Woodpecker already holds a record of it (its stored settings come back)."
+        ),
+        params=(
+            Param(
+                "forge_remote_id",
+                "string",
+                True,
+                "The forge's own id for the repository: the forge_remote_id field of "
+                "list_repositories(include_inactive=true).",
+                constraints={
+                    "minLength": 1,
+                    "maxLength": 200,
+                    "pattern": r"^(?!\.\.?$)[A-Za-z0-9._{}-]+$",
+                },
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(Endpoint("POST", "/api/repos", query={"forge_remote_id": "forge_remote_id"}),),
+        notes=(
+            "No request body; answers 200 with the repository (never 201).",
+            (
+                "The guard reads GET /api/user/repos?all=true first: an inactive entry with this "
+                "forge_remote_id and an id is a record Woodpecker already holds; an unlisted one asks too."
+            ),
+            (
+                "400 'No forge_remote_id provided' for an empty value or '0'; 409 when already active; "
+                "403 when the account is not admin of the forge repository or its owner is not "
+                "allowed; 500 on forge errors."
+            ),
+        ),
+    ),
+    write_tool(
+        "update_repository",
+        group="repositories",
+        annotations=WRITE_DESTRUCTIVE,
+        guard=GuardRule(
+            when="widens_repository",
+            condition=(
+                "Asks when any trusted_* flag is passed as true; when require_approval is lower than "
+                "the stored value in the order none < forks < pull_requests < all_events (an "
+                "unrecognised stored value counts as strictest); when visibility rises in the order "
+                "private < internal < public; when allow_deploy turns true from false; or when "
+                "allow_pr turns true from false while require_approval (after the call) is none."
+            ),
+            targets=("repo_id",),
+            body_bound=True,
+            needs_current_state=True,
+        ),
+        description=(
+            "Changes a repository's Woodpecker settings, sending only the fields passed. Asks a person "
+            "first when the change widens exposure: a trusted_* flag set to true, require_approval "
+            "lowered, visibility raised (towards public), allow_deploy turned on, or allow_pr turned on "
+            "with require_approval none. Narrowing applies at once."
+        ),
+        params=(
+            REPO_ID,
+            Param(
+                "config_file",
+                "string",
+                False,
+                "Where Woodpecker looks for pipeline definitions: one file (.woodpecker.yml) or a "
+                "folder (.woodpecker/). '' restores the default lookup.",
+                constraints={"maxLength": 500},
+            ),
+            Param(
+                "timeout",
+                "integer",
+                False,
+                "Minutes a pipeline may run. Above the server's configured maximum, only an instance "
+                "admin may set it.",
+                constraints={"minimum": 1, "maximum": 10080},
+            ),
+            Param(
+                "visibility",
+                "enum",
+                False,
+                "Who sees builds and logs: public (everyone), internal (any signed-in user) or private "
+                "(users with access in the forge). Raising it (private < internal < public) asks a person.",
+                choices=("public", "private", "internal"),
+            ),
+            Param(
+                "allow_pr",
+                "boolean",
+                False,
+                "Whether pull-request events start pipelines; turning it on while require_approval is "
+                "none asks a person.",
+            ),
+            Param(
+                "allow_deploy",
+                "boolean",
+                False,
+                "Whether deployment events are accepted; re-running a pipeline as a deployment needs it. "
+                "Turning it on asks a person.",
+            ),
+            Param(
+                "require_approval",
+                "enum",
+                False,
+                "Which pipelines wait for approve_pipeline, loosest to strictest: none, forks, "
+                "pull_requests, all_events. A step towards none asks a person.",
+                choices=("none", "forks", "pull_requests", "all_events"),
+            ),
+            Param(
+                "cancel_previous_pipeline_events",
+                "array",
+                False,
+                "Events for which a newer pipeline cancels an older one still running; replaces the "
+                "stored list.",
+                constraints={"items": {"enum": list(EVENTS)}, "maxItems": 9, "uniqueItems": True},
+            ),
+            Param(
+                "trusted_network",
+                "boolean",
+                False,
+                "Host networking for pipelines (instance admin only); true asks a person.",
+            ),
+            Param(
+                "trusted_volumes",
+                "boolean",
+                False,
+                "Volume mounts of host paths for pipelines (instance admin only); true asks a person.",
+            ),
+            Param(
+                "trusted_security",
+                "boolean",
+                False,
+                "Privileged containers, i.e. control over the agent host (instance admin only); true "
+                "asks a person.",
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(
+            Endpoint(
+                "GET",
+                "/api/repos/{repo_id}",
+                when=(
+                    "require_approval or visibility is passed, or allow_deploy or allow_pr is true "
+                    "(current values, for the comparison)"
+                ),
+            ),
+            Endpoint(
+                "PATCH",
+                "/api/repos/{repo_id}",
+                body=(
+                    "config_file",
+                    "timeout",
+                    "visibility",
+                    "allow_pr",
+                    "allow_deploy",
+                    "require_approval",
+                    "cancel_previous_pipeline_events",
+                    "trusted.network",
+                    "trusted.volumes",
+                    "trusted.security",
+                ),
+            ),
+        ),
+        notes=(
+            (
+                "The three trusted_* parameters are sent nested as trusted: {network, volumes, "
+                "security}, with only the flags that were passed."
+            ),
+            (
+                "The current state is read only when require_approval or visibility is named; a trust "
+                "grant asks without a read, and nothing read goes into the question."
+            ),
+            "A call with nothing to change is an error, not a no-op. Unknown fields are never forwarded.",
+            (
+                "403 when a non-admin changes a trusted flag or exceeds the maximum timeout; 400 for "
+                "an invalid require_approval or visibility, or timeout < 1."
+            ),
+            "Answers the stored repository.",
+        ),
+    ),
+    write_tool(
+        "repair_repository",
+        group="repositories",
+        annotations=WRITE_IDEMPOTENT,
+        admin="instance_scope",
+        admin_when="scope=instance",
+        guard=GuardRule(
+            when="scope_instance",
+            condition="Asks only when scope is instance.",
+            targets=("scope",),
+            body_bound=False,
+            needs_current_state=False,
+        ),
+        description=(
+            "Reinstalls a repository's forge webhook and re-reads its data from the forge: the fix "
+            "when pushes stop starting builds, e.g. after a rename or a new Woodpecker URL. "
+            "scope=instance repairs every repository, one forge round-trip each; it needs an instance "
+            "admin and asks a person first. scope=repository does not ask."
+        ),
+        params=(
+            SCOPE_REPO_ID,
+            Param(
+                "scope",
+                "enum",
+                False,
+                "repository (default): repo_id only. instance: every repository on the server; asks a "
+                "person.",
+                choices=("repository", "instance"),
+                constraints={"default": "repository"},
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(
+            Endpoint("POST", "/api/repos/{repo_id}/repair", when="scope == 'repository'", success=204),
+            Endpoint("POST", "/api/repos/repair", when="scope == 'instance'", success=204),
+        ),
+        notes=(
+            "Both routes answer 204 with no body.",
+            (
+                "The instance route answers 500 with JSON {error, failed_repos} when some repositories "
+                "failed; report which."
+            ),
+            "The repository route needs repository admin.",
+        ),
+    ),
+    write_tool(
+        "move_repository",
+        group="repositories",
+        annotations=WRITE_DESTRUCTIVE,
+        guard=asks_always("repo_id", "to"),
+        description=(
+            "Tells Woodpecker a repository's new owner/name after a transfer or rename in the forge; "
+            "the forge is not changed. Always asks a person first. On 3.11 Woodpecker performs the "
+            "move and then answers HTTP 500, so a retry moves it twice: read it back with "
+            "get_repository or lookup_repository instead. 3.18 answers cleanly."
+        ),
+        params=(
+            REPO_ID,
+            Param(
+                "to",
+                "string",
+                True,
+                "The owner/name the forge lists the repository under now.",
+                constraints=_FULL_NAME_RULES,
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(Endpoint("POST", "/api/repos/{repo_id}/move", query={"to": "to"}, success=204),),
+        notes=(
+            "Answers 204. A missing or malformed to answers 500 with an empty body.",
+            "401 when the account is not admin of the repository at the new location.",
+            (
+                "Forges that send rename webhooks are usually followed without this call; a redundant "
+                "move can fail on a duplicate redirection."
+            ),
+            "After any 5xx, call get_repository before deciding anything: the move may have happened.",
+        ),
+    ),
+    write_tool(
+        "chown_repository",
+        group="repositories",
+        annotations=WRITE_DESTRUCTIVE,
+        guard=asks_always("repo_id"),
+        description=(
+            "Makes this account the repository's owner in Woodpecker: from then on Woodpecker uses "
+            "this account's forge token for the repository's clones, status reports, webhooks and "
+            "every pipeline. Meant for when the previous owner can no longer sign in. Always asks a "
+            "person first."
+        ),
+        params=(REPO_ID, CONFIRM_TOKEN),
+        endpoints=(Endpoint("POST", "/api/repos/{repo_id}/chown"),),
+        notes=(
+            ("Needs repository admin. Answers the repository; the owner itself (user_id) is not serialised."),
+        ),
+    ),
+    write_tool(
+        "delete_repository",
+        group="repositories",
+        annotations=WRITE_DESTRUCTIVE,
+        guard=asks_always("repo_id"),
+        description=(
+            "Deletes a repository from Woodpecker with its whole history: pipelines, logs, secrets, "
+            "registries, cron jobs, and its webhook. The repository in the forge stays. Always asks a "
+            "person first."
+        ),
+        params=(REPO_ID, CONFIRM_TOKEN),
+        endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}", query={"remove": "=true"}),),
+        notes=(
+            (
+                "Send remove=true: without it Woodpecker only deactivates (active=false, owner "
+                "cleared, history kept)."
+            ),
+            "Answers 200 with the repository body, not 204. Needs repository admin.",
+            "With remove=true Woodpecker ignores a failure to remove the forge webhook.",
+        ),
+    ),
+)

@@ -1,0 +1,219 @@
+"""Secrets at the repository, organization or global level; their values are never returned."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.tools import GuardRule, Param, ToolSpec
+from domain.woodpecker.catalogue.common import (
+    AT_SCOPE,
+    CONFIRM_TOKEN,
+    EVENTS,
+    PAGING,
+    PAGING_QUERY,
+    WRITE_ADDS,
+    WRITE_DESTRUCTIVE,
+    asks_always,
+    at_each_level,
+    read_tool,
+    write_tool,
+)
+
+_SECRET_EVENTS_RULES: Mapping[str, Any] = {
+    "items": {"enum": list(EVENTS)},
+    "minItems": 1,
+    "maxItems": 9,
+    "uniqueItems": True,
+}
+
+_IMAGES_RULES: Mapping[str, Any] = {
+    "items": {"type": "string", "minLength": 1, "maxLength": 200},
+    "maxItems": 50,
+}
+
+_SECRET_NAME = Param(
+    "name",
+    "string",
+    True,
+    "The secret's name. Case counts: Deploy_Key and deploy_key are two secrets.",
+    constraints={"minLength": 1, "maxLength": 100, "pattern": r"^(?!\.\.?$)[A-Za-z0-9_.-]+$"},
+)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    read_tool(
+        "list_secrets",
+        group="secrets",
+        description=(
+            "Lists the secrets of one level (repository, organization or global): names, events, image "
+            "filters, notes. Values are never returned. Pipelines also get the other levels' secrets, "
+            "so one missing here may still come from elsewhere."
+        ),
+        params=(*AT_SCOPE, *PAGING),
+        endpoints=at_each_level("GET", "/secrets", query=PAGING_QUERY),
+        notes=(
+            (
+                "Repository level needs push permission, organization level organization admin, global "
+                "level any signed-in user."
+            ),
+            "The repository list is null when empty; ordered by name.",
+            "Woodpecker strips values; drop any value field anyway.",
+        ),
+    ),
+    read_tool(
+        "get_secret",
+        group="secrets",
+        description=(
+            "Returns one secret's settings: events, images, note. Its value is never returned, by this "
+            "or any other tool, the create call included."
+        ),
+        params=(*AT_SCOPE, _SECRET_NAME),
+        endpoints=at_each_level("GET", "/secrets/{name}"),
+        notes=("The name is URL-encoded as a single path segment. 404 when absent.",),
+    ),
+    write_tool(
+        "create_secret",
+        group="secrets",
+        guard=GuardRule(
+            when="pull_request_events",
+            condition="Asks when events includes pull_request, pull_request_closed or pull_request_metadata.",
+            targets=("scope", "repo_id", "org_id", "name"),
+            body_bound=True,
+            needs_current_state=False,
+        ),
+        annotations=WRITE_ADDS,
+        admin="instance_scope",
+        admin_when="scope=global",
+        description=(
+            "Stores a new secret at one level. The value is never returned, so keep a copy elsewhere. "
+            "events has no default and needs at least one entry. Asks a person first when events has a "
+            "pull-request event (forks' code would see it). The global level needs an instance admin."
+        ),
+        params=(
+            *AT_SCOPE,
+            _SECRET_NAME,
+            Param(
+                "value",
+                "string",
+                True,
+                "The secret's content; it can never be read back.",
+                constraints={"minLength": 1, "maxLength": 100000},
+                sensitive=True,
+            ),
+            Param(
+                "events",
+                "array",
+                True,
+                "Events whose pipelines receive the secret; there is no default.",
+                constraints=_SECRET_EVENTS_RULES,
+            ),
+            Param(
+                "images",
+                "array",
+                False,
+                "Images allowed to receive the secret; leave it out or pass [] for any image.",
+                constraints=_IMAGES_RULES,
+            ),
+            Param(
+                "note",
+                "string",
+                False,
+                "A comment kept with the secret, shown in the UI.",
+                constraints={"maxLength": 500},
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=at_each_level("POST", "/secrets", body=("name", "value", "events", "images", "note")),
+        notes=(
+            (
+                "Validation failures (no event, an unknown event, a bad image name) answer 422 at "
+                "every level; an existing name answers 500, not 409."
+            ),
+            "Answers 200 with the secret, value stripped.",
+        ),
+    ),
+    write_tool(
+        "update_secret",
+        group="secrets",
+        annotations=WRITE_DESTRUCTIVE,
+        admin="instance_scope",
+        admin_when="scope=global",
+        guard=GuardRule(
+            when="new_value_or_widening",
+            condition=(
+                "Asks when value is passed, when events adds a pull_request, pull_request_closed or "
+                "pull_request_metadata event the secret does not have yet, when images is [] while "
+                "the stored list is not empty, or when images adds an image the stored list lacks."
+            ),
+            targets=("scope", "repo_id", "org_id", "name"),
+            body_bound=True,
+            needs_current_state=True,
+        ),
+        description=(
+            "Changes a secret's value, events, images or note; an events or images list replaces the "
+            "stored one, and a secret cannot be renamed. Asks a person first for a new value, an added "
+            "pull-request event, an emptied image list or an added image; narrowing and notes apply at "
+            "once. Values are never returned. Global level: instance admin."
+        ),
+        params=(
+            *AT_SCOPE,
+            _SECRET_NAME,
+            Param(
+                "value",
+                "string",
+                False,
+                "New content, replacing the old for good; asks a person.",
+                constraints={"minLength": 1, "maxLength": 100000},
+                sensitive=True,
+            ),
+            Param(
+                "events",
+                "array",
+                False,
+                "The complete event list to store in place of the current one; adding a pull-request "
+                "event asks a person.",
+                constraints=_SECRET_EVENTS_RULES,
+            ),
+            Param(
+                "images",
+                "array",
+                False,
+                "The complete image list to store; [] lifts the restriction, which asks a person when "
+                "there was one.",
+                constraints=_IMAGES_RULES,
+            ),
+            Param("note", "string", False, "New comment.", constraints={"maxLength": 500}),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(
+            *at_each_level(
+                "GET",
+                "/secrets/{name}",
+                also=", and events or images is passed (current lists, for the comparison)",
+            ),
+            *at_each_level("PATCH", "/secrets/{name}", body=("value", "events", "images", "note")),
+        ),
+        notes=(
+            "Woodpecker ignores an empty value and any name in the body.",
+            "Validation answers 422 at repository and organization level but 400 at global level.",
+            (
+                "The current secret is read only when events or images is named, and only compared; "
+                "nothing read goes into the question."
+            ),
+            "A call with nothing to change is an error.",
+        ),
+    ),
+    write_tool(
+        "delete_secret",
+        group="secrets",
+        annotations=WRITE_DESTRUCTIVE,
+        admin="instance_scope",
+        admin_when="scope=global",
+        guard=asks_always("scope", "repo_id", "org_id", "name"),
+        description=(
+            "Deletes a secret. Its value was never readable, so it is lost, and pipelines that use it "
+            "get nothing. The global level needs an instance admin. Always asks a person first."
+        ),
+        params=(*AT_SCOPE, _SECRET_NAME, CONFIRM_TOKEN),
+        endpoints=at_each_level("DELETE", "/secrets/{name}", success=204),
+        notes=("404 when absent.",),
+    ),
+)

@@ -1,0 +1,115 @@
+"""The server itself: version and health, queue, log level."""
+
+from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.woodpecker.catalogue.common import (
+    CONFIRM_TOKEN,
+    WRITE_IDEMPOTENT,
+    asks_always,
+    read_tool,
+    write_tool,
+)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    read_tool(
+        "get_server_info",
+        group="server",
+        description=(
+            "Reports the server's version and health check. Sent without credentials, so it tells "
+            "connection trouble from token trouble: success here with failures elsewhere points at the "
+            "token."
+        ),
+        endpoints=(
+            Endpoint("GET", "/version", root=True),
+            Endpoint("GET", "/healthz", root=True, success=204),
+        ),
+        notes=(
+            (
+                "Both live at the server root, not under /api (/api/version answers the web UI with "
+                "200 text/html). Sent without Authorization."
+            ),
+            "healthz: 204 when healthy, 500 when the database ping fails.",
+            "version is 'dev' or 'next-<sha>' on development builds.",
+        ),
+    ),
+    read_tool(
+        "get_queue_info",
+        group="server",
+        admin="always",
+        untrusted_output=True,
+        description=(
+            "Shows the scheduler's state: pending, dependency-blocked and running tasks, worker "
+            "counts, and whether the queue is paused. Instance admin only. Read it with "
+            "list_queued_pipelines to see why work is waiting."
+        ),
+        endpoints=(Endpoint("GET", "/api/queue/info"),),
+        notes=("Task names and labels come from pipeline configs.",),
+    ),
+    read_tool(
+        "get_log_level",
+        group="server",
+        admin="always",
+        description="Returns the log level the server runs with. Instance admin only.",
+        endpoints=(Endpoint("GET", "/api/log-level"),),
+        notes=('Answers {"log-level": "info"}.',),
+    ),
+    write_tool(
+        "pause_queue",
+        group="server",
+        annotations=WRITE_IDEMPOTENT,
+        admin="always",
+        guard=asks_always(),
+        description=(
+            "Stops handing work to agents, for the whole instance, until resume_queue; running "
+            "pipelines finish. Instance admin only. Users just see their builds wait, with no "
+            "explanation, so it always asks a person first."
+        ),
+        params=(CONFIRM_TOKEN,),
+        endpoints=(Endpoint("POST", "/api/queue/pause", success=204),),
+    ),
+    write_tool(
+        "resume_queue",
+        group="server",
+        annotations=WRITE_IDEMPOTENT,
+        admin="always",
+        description=(
+            "Hands out work again after pause_queue. Instance admin only. The backlog goes out at "
+            "once, so expect a load spike."
+        ),
+        endpoints=(Endpoint("POST", "/api/queue/resume", success=204),),
+    ),
+    write_tool(
+        "set_log_level",
+        group="server",
+        annotations=WRITE_IDEMPOTENT,
+        admin="always",
+        guard=GuardRule(
+            when="silences_server",
+            condition="Asks when level is fatal, panic or disabled, whatever the current level.",
+            targets=(),
+            body_bound=True,
+            needs_current_state=False,
+        ),
+        description=(
+            "Changes the server's log level live, without a restart. Instance admin only. trace "
+            "records request bodies and debug is noisy. Asks a person first for fatal, panic or "
+            "disabled, which silence nearly all records; other levels apply at once."
+        ),
+        params=(
+            Param(
+                "level",
+                "enum",
+                True,
+                "The new level; servers start at info.",
+                choices=("trace", "debug", "info", "warn", "error", "fatal", "panic", "disabled"),
+            ),
+            CONFIRM_TOKEN,
+        ),
+        endpoints=(Endpoint("POST", "/api/log-level", body=("log-level",)),),
+        notes=(
+            (
+                'Body is {"log-level": level}; the answer echoes it. An unknown level answers 400 with '
+                "an empty body."
+            ),
+        ),
+    ),
+)
