@@ -28,10 +28,11 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from domain.arguments import input_schema
 from domain.config import ConfigError
 from domain.tools import Catalogue, ToolSpec
-from domain.toolsets import TOOLSETS_HEADER, Toolsets
+from domain.toolsets import TOOLSETS_HEADER, Toolsets, admin_only
 from domain.woodpecker.results import output_schema
 from ports.asker import Answer
 from ports.linked_tokens import LinkOffer, TokenLinking
+from ports.use_cases.caller_roles import CallerRoles
 from ports.use_cases.guarded import CallContext, Channel, Complete, GuardedCalls
 from ports.use_cases.tools import ToolResult
 from ports.woodpecker import Credential
@@ -81,6 +82,8 @@ class McpApplication:
     toolsets: Toolsets | None = None
     # OAuth mode: each signed-in person's Woodpecker token, linked once (see `link_first`).
     linking: TokenLinking | None = None
+    # Per-client HTTP: who is an instance admin; a non-admin is not listed the admin-only tools.
+    roles: CallerRoles | None = None
 
 
 class McpSessionAsker:
@@ -180,6 +183,21 @@ def listed_tools(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> fr
     if names is None:
         return None
     return frozenset(app.toolsets.select(names, app.catalogue).names)
+
+
+async def caller_tools(
+    ctx: ServerRequestContext[Any, Any], app: McpApplication, admin_tools: frozenset[str]
+) -> frozenset[str] | None:
+    """What this caller is listed and may call: the header's narrowing, then, in per-client
+    mode, without the admin-only tools unless Woodpecker says the caller is an instance admin.
+    None: everything registered."""
+    listed = listed_tools(ctx, app)
+    if app.roles is None or not admin_tools:
+        return listed
+    principal, credential = _identity(ctx, app)
+    if principal is not None and credential is not None and await app.roles.is_admin(principal, credential):
+        return listed
+    return (listed if listed is not None else frozenset(app.catalogue.names)) - admin_tools
 
 
 def _input_answer(params: types.CallToolRequestParams) -> Answer | None:
@@ -383,16 +401,20 @@ def build_server(app: McpApplication) -> Server[Any]:
         tools += ACCOUNT_TOOLS
     schemas = {t.name: t.input_schema for t in tools}
     catalogue_names = {spec.name for spec in app.catalogue}
+    admin_tools = admin_only(app.catalogue)
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        listed = listed_tools(ctx, app)
-        if listed is None:
+        listed = await caller_tools(ctx, app, admin_tools)
+        if listed is None and app.roles is None:
             return types.ListToolsResult(tools=tools)
         # The account tools (OAuth mode) concern the sign-in, not a toolset: always listed.
+        # This list depends on who asks (header, account), so a 2026-07-28 client is told not to
+        # share its cached copy with another authorization context.
         return types.ListToolsResult(
-            tools=[t for t in tools if t.name in listed or t.name in ACCOUNT_TOOL_NAMES]
+            tools=[t for t in tools if listed is None or t.name in listed or t.name in ACCOUNT_TOOL_NAMES],
+            cache_scope="private",
         )
 
     async def call_tool(
@@ -400,7 +422,7 @@ def build_server(app: McpApplication) -> Server[Any]:
     ) -> types.CallToolResult | types.InputRequiredResult:
         if app.linking is not None and params.name in ACCOUNT_TOOL_NAMES:
             return await account_tool(params.name, _identity(ctx, app)[0], app.linking)
-        listed = listed_tools(ctx, app)
+        listed = await caller_tools(ctx, app, admin_tools)
         call = dataclasses.replace(call_context(ctx, params, app), listed=listed)
         if (
             app.linking is not None

@@ -61,3 +61,13 @@ class Toolsets:
         for name in names:
             chosen |= self.members(name, catalogue)
         return Catalogue(tuple(t for t in catalogue if t.name in chosen))
+
+
+def admin_only(catalogue: Catalogue) -> frozenset[str]:
+    """The tools the forge answers only for an instance admin (`ToolSpec.admin == "always"`).
+
+    Per-client HTTP leaves them out of a non-admin's list (docs/adr/0029). Tools that need an
+    admin only for some arguments (`instance_scope`, e.g. a global secret) stay listed: the
+    other uses are open to everyone.
+    """
+    return frozenset(t.name for t in catalogue if t.admin == "always")

@@ -31,6 +31,7 @@ from entrypoints.settings import DISTRIBUTION, LINK_KEY_BYTES, PROGRAM, HttpSett
 from ports.clock import Clock
 from ports.randomness import Randomness
 from ports.token_store import TokenStore
+from ports.use_cases.caller_roles import CallerRoles
 from ports.use_cases.confirmations import Confirmations
 from ports.use_cases.guarded import GuardedCalls
 from ports.use_cases.sealed_questions import SealedQuestions
@@ -141,6 +142,12 @@ def _runner(
     )
 
 
+def _roles(http: HttpSettings | None, gateway: WoodpeckerGateway, clock: Clock) -> CallerRoles | None:
+    # Per-client HTTP only: there each bearer is a Woodpecker token whose account decides what
+    # is listed (docs/adr/0029). OAuth mode lists everything (a person may not have linked yet).
+    return CallerRoles(gateway, clock) if http is not None and http.auth == "per-client" else None
+
+
 class Container(containers.DeclarativeContainer):
     """Provide `settings` (and `per_client` for per-client HTTP); override any adapter in tests."""
 
@@ -161,6 +168,7 @@ class Container(containers.DeclarativeContainer):
     linking = providers.Resource(_linking, settings, http, clock, randomness)
 
     runner = providers.Singleton(_runner, tools, gateway, settings, credential)
+    roles = providers.Singleton(_roles, http, gateway, clock)
     confirmations = providers.Singleton(Confirmations, token_store, clock, randomness)
     sealed_questions = providers.Singleton(SealedQuestions, sealer, clock, randomness, token_store)
     guarded = providers.Singleton(
@@ -186,6 +194,7 @@ class Container(containers.DeclarativeContainer):
         elicitation_enabled=settings.provided.elicitation,
         toolsets=WOODPECKER_TOOLSETS,
         linking=linking,
+        roles=roles,
     )
     mcp_server = providers.Singleton(build_server, application)
 

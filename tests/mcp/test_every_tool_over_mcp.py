@@ -5,6 +5,8 @@ whole way: SDK client -> transport -> our server -> httpx -> the simulated Woodp
 case acts as its seeded login: over stdio a server process per login, over HTTP one
 per-client server where each client presents its own Woodpecker token. The sandbox is
 re-seeded before every call; guarded calls are approved by the person at the client.
+Per-client HTTP does not list a non-admin the admin-only tools (docs/adr/0029), so there
+a non-admin's call to one is an unknown tool rather than Woodpecker's refusal.
 
 Every success must also carry its data in the text content, for clients that read only
 `content`: every scalar leaf of `structuredContent` (string, number, boolean) appears in the
@@ -26,6 +28,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from domain.toolsets import admin_only
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import UNTRUSTED_WARNING
 from sandbox.server import Sandbox
@@ -36,6 +39,7 @@ from tests.use_cases.test_tools_sandbox import FAILURES, SUCCESS
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 Open = Callable[[Sandbox, str, Person, Path, str], Any]
+ADMIN_ONLY = admin_only(WOODPECKER_TOOLS)
 
 
 def by_login(cases: list[tuple[Any, ...]], *, anonymous_as: str | None) -> dict[str, list[tuple[Any, ...]]]:
@@ -141,6 +145,10 @@ async def test_every_tool_succeeds_and_fails_with_its_hint_through_a_real_client
                     sandbox.reset()
                     result = await client.call_tool(tool, args)
                     error = (result.structured_content or {}).get("error") or {}
+                    if transport is over_http and login != sandbox.admin_login and tool in ADMIN_ONLY:
+                        if not (result.is_error and f"Unknown tool: {tool}" in text_of(result)):
+                            problems.append(f"{tool} as {login} should be unknown: {text_of(result)[:200]}")
+                        continue
                     if not result.is_error or error.get("kind") != kind or phrase not in text_of(result):
                         problems.append(
                             f"{tool} {args} as {login} should fail ({kind}): {text_of(result)[:200]}"
