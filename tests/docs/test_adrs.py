@@ -26,9 +26,12 @@ def confirmation(path: Path) -> str:
     return text.split("## Confirmation", 1)[1] if "## Confirmation" in text else ""
 
 
-def test_the_decision_log_starts_at_0001_and_has_no_gaps() -> None:
+def test_the_decision_log_starts_at_0001_and_no_number_repeats() -> None:
+    # Numbers are reserved per branch while work runs in parallel, so one may be missing until
+    # its branch lands; none may be used twice.
     numbers = [int(p.name[:4]) for p in adrs()]
-    assert numbers == list(range(1, len(numbers) + 1))
+    assert numbers[0] == 1
+    assert len(set(numbers)) == len(numbers)
     assert len(numbers) >= 12
 
 
