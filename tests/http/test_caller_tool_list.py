@@ -64,8 +64,9 @@ async def test_the_toolsets_header_and_the_account_both_narrow(sandbox: Sandbox,
                 admin_names = {t.name for t in (await ada.list_tools()).tools}
             async with mcp_client(url, sandbox.user_token, headers=headers) as bob:
                 user_names = {t.name for t in (await bob.list_tools()).tools}
-    chosen = {t.name for t in WOODPECKER_TOOLS if t.group in ("account", "users", "agents", "forges", "server")}
+    chosen = {
+        t.name for t in WOODPECKER_TOOLS if t.group in ("account", "users", "agents", "forges", "server")
+    }
     assert admin_names == chosen
     assert user_names == chosen - ADMIN_ONLY
     assert "get_current_user" in user_names
-

@@ -68,7 +68,11 @@ async def test_a_refused_token_is_not_an_admin_and_nothing_is_remembered(
 async def test_when_woodpecker_cannot_be_asked_the_caller_is_not_an_admin_and_is_asked_again() -> None:
     # Nothing listens on this port: a connection error, as when Woodpecker is down.
     unreachable = HttpxWoodpeckerGateway(
-        f"http://127.0.0.1:{free_port()}", trust_env=False, retries=0, timeout=5.0, transport=httpx.AsyncHTTPTransport()
+        f"http://127.0.0.1:{free_port()}",
+        trust_env=False,
+        retries=0,
+        timeout=5.0,
+        transport=httpx.AsyncHTTPTransport(),
     )
     try:
         roles = CallerRoles(unreachable, FakeClock())
