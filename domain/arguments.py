@@ -6,12 +6,11 @@ import difflib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from domain.tools import Param, ToolSpec
+from domain.tools import Is, Omitted, Param, Passed, ToolSpec, When
 
 # JSON Schema keywords our Param.constraints may carry that go into the published schema as they are.
 _SCHEMA_KEYS = (
@@ -58,42 +57,24 @@ class ArgumentError(ValueError):
         self.arguments = arguments
 
 
-@dataclass(frozen=True, slots=True)
-class Condition:
-    """`<name> == '<value>'`, `<name> is passed` or `<name> is omitted`, as written in the catalogue."""
-
-    name: str
-    value: str | None  # None for the passed/omitted forms
-    passed: bool = True
-
-    def holds(self, arguments: Mapping[str, Any]) -> bool:
-        if self.value is not None:
-            return arguments.get(self.name) == self.value
-        return (self.name in arguments) == self.passed
-
-    def describe(self) -> str:
-        if self.value is not None:
-            return f"{self.name} is '{self.value}'"
-        return f"{self.name} is {'passed' if self.passed else 'omitted'}"
-
-
-def parse_condition(text: str) -> Condition:
-    """Read one catalogue condition; raises ValueError for anything else (a catalogue bug)."""
+def parse_condition(text: str) -> When:
+    """Read one parameter condition of the shared catalogue (`required_when`, `only_when`);
+    raises ValueError for anything else (a catalogue bug)."""
     m = _CONDITION.match(text)
     if not m:
         raise ValueError(f"unreadable condition: {text!r}")
     if m.group(3):
-        return Condition(m.group(1), None, m.group(3) == "is passed")
-    return Condition(m.group(1), m.group(2))
+        return Passed(m.group(1)) if m.group(3) == "is passed" else Omitted(m.group(1))
+    return Is(m.group(1), m.group(2))
 
 
-def _conditions(param: Param) -> tuple[Condition | None, Condition | None]:
+def _conditions(param: Param) -> tuple[When | None, When | None]:
     req = param.constraints.get("required_when")
     only = param.constraints.get("only_when")
     return (parse_condition(req) if req else None, parse_condition(only) if only else None)
 
 
-def _applies_when(param: Param) -> Condition | None:
+def _applies_when(param: Param) -> When | None:
     """The condition under which a parameter may be given at all. A parameter that is required
     under a scope is meaningless under the others, so it is refused there too rather than ignored."""
     required_when, only_when = _conditions(param)
@@ -416,8 +397,8 @@ def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, A
     return {p.name: values[p.name] for p in tool.params if p.name in values}
 
 
-def _misplaced(param: Param, applies: Condition, values: Mapping[str, Any]) -> str:
-    if applies.value is None:
+def _misplaced(param: Param, applies: When, values: Mapping[str, Any]) -> str:
+    if not isinstance(applies, Is):
         return f"{param.name} is only accepted when {applies.describe()}; remove it"
     current = values.get(applies.name)
     now = f"{applies.name} is {show(current)}" if current is not None else f"{applies.name} is not given"

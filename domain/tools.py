@@ -61,17 +61,121 @@ class GuardRule:
         return self.when == "always"
 
 
+# ------------------------------------------------------------------- conditions on the arguments
+
+
+@dataclass(frozen=True, slots=True)
+class Is:
+    """The argument `name` has the value `value`."""
+
+    name: str
+    value: str
+
+    def holds(self, arguments: Mapping[str, Any]) -> bool:
+        return arguments.get(self.name) == self.value
+
+    def describe(self) -> str:
+        return f"{self.name} is '{self.value}'"
+
+    def __str__(self) -> str:
+        return f"{self.name} == '{self.value}'"
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """The argument `name` is given."""
+
+    name: str
+
+    def holds(self, arguments: Mapping[str, Any]) -> bool:
+        return self.name in arguments
+
+    def describe(self) -> str:
+        return f"{self.name} is passed"
+
+    __str__ = describe
+
+
+@dataclass(frozen=True, slots=True)
+class Omitted:
+    """The argument `name` is left out."""
+
+    name: str
+
+    def holds(self, arguments: Mapping[str, Any]) -> bool:
+        return self.name not in arguments
+
+    def describe(self) -> str:
+        return f"{self.name} is omitted"
+
+    __str__ = describe
+
+
+When = Is | Passed | Omitted
+
+
+# ------------------------------------------------------------- where a request's values come from
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """The value of the argument `name`, left out when the call does not pass it. In a query a
+    boolean goes as "true" when true and is left out when false (flags are off unless "true")."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Fixed:
+    """A value every request carries, whatever the arguments."""
+
+    value: str | bool | int
+
+    def __str__(self) -> str:
+        return "true" if self.value is True else "false" if self.value is False else str(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """The argument `name` when passed, else the stored record's value: the tool's plan reads the
+    record and builds this body (an update Woodpecker applies as a whole, never field by field)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.name} (merged over the stored record)"
+
+
+Source = Arg | Fixed | Merged
+# A body field is a value, or an object of values (Woodpecker's nested `trusted: {network, ...}`).
+BodyField = Source | Mapping[str, Source]
+
+
 @dataclass(frozen=True, slots=True)
 class Endpoint:
-    """One upstream request a tool may make (documentation and contract tests)."""
+    """One upstream request a tool makes.
+
+    `when` picks it among the tool's alternatives (one per scope, say); `step` marks a request
+    beyond the main one (a read before a write, a read-back after it) and says when it is sent,
+    for people: a step is never picked as the main request, the tool's plan sends it. `query`
+    and `body` map each key on the wire to where its value comes from.
+    """
 
     method: str
     path: str
-    when: str | None = None
+    when: When | None = None
+    step: str | None = None
     root: bool = False
-    query: Mapping[str, str] = field(default_factory=dict)
-    body: tuple[str, ...] = ()
+    query: Mapping[str, Source] = field(default_factory=dict)
+    body: Mapping[str, BodyField] = field(default_factory=dict)
     success: int = 200
+
+    def picked_by(self, arguments: Mapping[str, Any]) -> bool:
+        """Whether this is the tool's main request for these arguments."""
+        return self.step is None and (self.when is None or self.when.holds(arguments))
 
 
 @dataclass(frozen=True, slots=True)

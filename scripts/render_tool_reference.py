@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from domain.tools import Catalogue, Endpoint, Param, ToolSpec  # noqa: E402  (needs ROOT on sys.path)
+from domain.tools import BodyField, Catalogue, Endpoint, Fixed, Merged, Param, Source, ToolSpec  # noqa: E402  (needs ROOT on sys.path)
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS  # noqa: E402  (needs ROOT on sys.path)
 from domain.woodpecker.questions import WHY_IT_ASKS  # noqa: E402  (needs ROOT on sys.path)
 
@@ -154,17 +154,38 @@ def _guard_sentence(tool: ToolSpec) -> str:
     return f"Asks a person (`{tool.guard.when}`): {tool.guard.condition}"
 
 
+def _source(key: str, source: Source, *, named: bool) -> str:
+    """One query or body key and where its value comes from (`named`: even when it is the key)."""
+    if isinstance(source, Fixed):
+        return f"`{key}` = `{source}`"
+    if isinstance(source, Merged):
+        return f"`{key}` (merged)"
+    return f"`{key}` ← `{source.name}`" if named or source.name != key else f"`{key}`"
+
+
+def _fields(fields: Mapping[str, BodyField], *, named: bool = False, prefix: str = "") -> list[str]:
+    out: list[str] = []
+    for key, source in fields.items():
+        if isinstance(source, Mapping):
+            out += _fields(source, named=named, prefix=f"{prefix}{key}.")
+        else:
+            out.append(_source(prefix + key, source, named=named))
+    return out
+
+
 def _endpoint_line(endpoint: Endpoint) -> str:
     parts = [f"`{endpoint.method} {endpoint.path}`"]
     details: list[str] = []
     if endpoint.when:
         details.append(f"when {endpoint.when}")
+    if endpoint.step:
+        details.append(endpoint.step)
     if endpoint.root:
         details.append("at the server root, outside `/api`")
     if endpoint.query:
-        details.append("query " + ", ".join(f"`{k}` ← `{v}`" for k, v in endpoint.query.items()))
+        details.append("query " + ", ".join(_fields(endpoint.query, named=True)))
     if endpoint.body:
-        details.append("body " + ", ".join(f"`{b}`" for b in endpoint.body))
+        details.append("body " + ", ".join(_fields(endpoint.body)))
     details.append(f"success {endpoint.success}")
     return "- " + parts[0] + " — " + "; ".join(details)
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 from urllib.parse import quote, unquote
 
-from domain.arguments import ArgumentError, parse_condition, show
-from domain.tools import Endpoint, ToolSpec
+from domain.arguments import ArgumentError, show
+from domain.tools import Arg, BodyField, Endpoint, Fixed, Source, ToolSpec
 
 Method = Literal["GET", "POST", "PATCH", "DELETE"]
 
@@ -34,8 +34,6 @@ class Request:
 
 # Path parameters that Woodpecker routes as wildcards: their slashes travel literally.
 _WILDCARDS = {"lookup_repository": "full_name", "lookup_organization": "name"}
-# Body keys that are not the argument's name.
-_BODY_SOURCES = {"set_log_level": {"log-level": "level"}}
 
 # What an update tool can change; a call naming none of these is refused before any request.
 CHANGES: Mapping[str, tuple[str, ...]] = {
@@ -178,53 +176,47 @@ def _query_value(value: Any) -> str | None:
     return str(value)
 
 
+def _value(source: Source, args: Mapping[str, Any]) -> tuple[bool, Any]:
+    """Whether the request carries this value, and the value."""
+    if isinstance(source, Fixed):
+        return True, source.value
+    if isinstance(source, Arg):
+        return source.name in args, args.get(source.name)
+    raise ValueError(f"{source} is built by the tool's plan, not from the arguments")  # a catalogue bug
+
+
 def _query(endpoint: Endpoint, args: Mapping[str, Any]) -> dict[str, str]:
     query: dict[str, str] = {}
     for key, source in endpoint.query.items():
-        if source.startswith("="):
-            query[key] = source[1:]
-        elif source in args:
-            text = _query_value(args[source])
-            if text is not None:
-                query[key] = text
+        present, value = _value(source, args)
+        text = _query_value(value) if present else None
+        if text is not None:
+            query[key] = text
     return query
 
 
-def _body(tool: ToolSpec, endpoint: Endpoint, args: Mapping[str, Any]) -> dict[str, Any] | None:
-    if not endpoint.body:
-        return None
-    sources = _BODY_SOURCES.get(tool.name, {})
+def _fields(fields: Mapping[str, BodyField], args: Mapping[str, Any]) -> dict[str, Any]:
     body: dict[str, Any] = {}
-    for spec in endpoint.body:
-        if "=" in spec:
-            key, literal = spec.split("=", 1)
-            body[key] = {"true": True, "false": False}.get(literal, literal)
-        elif "." in spec:
-            outer, inner = spec.split(".", 1)
-            source = f"{outer}_{inner}"
-            if source in args:
-                body.setdefault(outer, {})[inner] = args[source]
-        else:
-            source = sources.get(spec, spec)
-            if source in args:
-                body[spec] = args[source]
+    for key, source in fields.items():
+        if isinstance(source, Mapping):
+            inner = _fields(source, args)
+            if inner:
+                body[key] = inner
+            continue
+        present, value = _value(source, args)
+        if present:
+            body[key] = value
     return body
 
 
-def _selects(endpoint: Endpoint, args: Mapping[str, Any]) -> bool:
-    if endpoint.when is None:
-        return True
-    try:
-        condition = parse_condition(endpoint.when)
-    except ValueError:
-        return False  # a described step ("before the update", "after the create"): planned by name
-    return condition.holds(args)
+def _body(endpoint: Endpoint, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    return _fields(endpoint.body, args) if endpoint.body else None
 
 
 def main_endpoint(tool: ToolSpec, args: Mapping[str, Any]) -> Endpoint:
     """The endpoint that does the tool's work for these arguments (scope dispatch included)."""
     for endpoint in tool.endpoints:
-        if _selects(endpoint, args):
+        if endpoint.picked_by(args):
             return endpoint
     raise ValueError(f"{tool.name}: no endpoint for these arguments")  # validation prevents this
 
@@ -236,7 +228,7 @@ def plan(tool: ToolSpec, args: Mapping[str, Any]) -> Request:
         cast(Method, endpoint.method),
         fill(endpoint.path, args, _WILDCARDS.get(tool.name)),
         _query(endpoint, args),
-        _body(tool, endpoint, args),
+        _body(endpoint, args),
     )
 
 

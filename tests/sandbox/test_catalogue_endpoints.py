@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 import pytest
 
-from domain.tools import Endpoint
+from domain.tools import Endpoint, Fixed
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from sandbox.server import Sandbox
 from tests.sandbox import _swagger
@@ -124,12 +124,12 @@ def _url(case: Case) -> str:
 def _query(case: Case) -> dict[str, str]:
     query: dict[str, str] = {}
     for key, source in case.endpoint.query.items():
-        if source.startswith("="):
-            query[key] = source[1:]
-        elif source == "forge_remote_id" and case.tool == "activate_repository":
+        if isinstance(source, Fixed):
+            query[key] = str(source)
+        elif source.name == "forge_remote_id" and case.tool == "activate_repository":
             query[key] = "1007"  # the never-activated acme/legacy
-        elif source in QUERY_VALUES:
-            query[key] = QUERY_VALUES[source]
+        elif source.name in QUERY_VALUES:
+            query[key] = QUERY_VALUES[source.name]
     return query
 
 

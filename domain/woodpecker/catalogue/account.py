@@ -1,6 +1,6 @@
 """The calling account: who it is and its pipeline feed."""
 
-from domain.tools import Endpoint, ToolSpec
+from domain.tools import Endpoint, Fixed, ToolSpec
 from domain.woodpecker.catalogue.common import (
     read_tool,
 )
@@ -24,7 +24,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "One-call overview: the latest pipeline of every active repository this account can push "
             "to, instead of one list_pipelines call per repository."
         ),
-        endpoints=(Endpoint("GET", "/api/user/feed", query={"latest": "=true"}),),
+        endpoints=(Endpoint("GET", "/api/user/feed", query={"latest": Fixed("true")}),),
         notes=(
             (
                 "latest=true gives one entry per active repository with push or admin access, ordered "

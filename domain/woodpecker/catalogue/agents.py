@@ -1,6 +1,6 @@
 """Agents of the instance or of an organization."""
 
-from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.tools import Arg, Endpoint, Fixed, GuardRule, Merged, Omitted, Param, Passed, ToolSpec
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     PAGING,
@@ -52,8 +52,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         params=(_AGENT_ORG_ID, *PAGING),
         endpoints=(
-            Endpoint("GET", "/api/agents", when="org_id is omitted", query=PAGING_QUERY),
-            Endpoint("GET", "/api/orgs/{org_id}/agents", when="org_id is passed", query=PAGING_QUERY),
+            Endpoint("GET", "/api/agents", when=Omitted("org_id"), query=PAGING_QUERY),
+            Endpoint("GET", "/api/orgs/{org_id}/agents", when=Passed("org_id"), query=PAGING_QUERY),
         ),
         notes=(
             (
@@ -124,9 +124,17 @@ TOOLS: tuple[ToolSpec, ...] = (
             CONFIRM_TOKEN,
         ),
         endpoints=(
-            Endpoint("POST", "/api/agents", when="org_id is omitted", body=("name", "no_schedule")),
             Endpoint(
-                "POST", "/api/orgs/{org_id}/agents", when="org_id is passed", body=("name", "no_schedule")
+                "POST",
+                "/api/agents",
+                when=Omitted("org_id"),
+                body={"name": Arg("name"), "no_schedule": Arg("no_schedule")},
+            ),
+            Endpoint(
+                "POST",
+                "/api/orgs/{org_id}/agents",
+                when=Passed("org_id"),
+                body={"name": Arg("name"), "no_schedule": Arg("no_schedule")},
             ),
         ),
         notes=(
@@ -158,21 +166,30 @@ TOOLS: tuple[ToolSpec, ...] = (
             _CUSTOM_LABELS,
         ),
         endpoints=(
-            Endpoint("GET", "/api/agents/{agent_id}", when="org_id is omitted (current record)"),
+            Endpoint(
+                "GET",
+                "/api/agents/{agent_id}",
+                when=Omitted("org_id"),
+                step="before the update (current record)",
+            ),
             Endpoint(
                 "GET",
                 "/api/orgs/{org_id}/agents",
-                when="org_id is passed (current record: walk the pages until the id is found)",
-                query={"perPage": "=50"},
+                when=Passed("org_id"),
+                step="before the update (current record: walk the pages until the id is found)",
+                query={"perPage": Fixed("50")},
             ),
             Endpoint(
-                "PATCH", "/api/agents/{agent_id}", when="org_id is omitted", body=("name", "no_schedule")
+                "PATCH",
+                "/api/agents/{agent_id}",
+                when=Omitted("org_id"),
+                body={"name": Merged("name"), "no_schedule": Merged("no_schedule")},
             ),
             Endpoint(
                 "PATCH",
                 "/api/orgs/{org_id}/agents/{agent_id}",
-                when="org_id is passed",
-                body=("name", "no_schedule"),
+                when=Passed("org_id"),
+                body={"name": Merged("name"), "no_schedule": Merged("no_schedule")},
             ),
         ),
         notes=(
@@ -202,8 +219,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         params=(_AGENT_ID, _AGENT_ORG_ID, CONFIRM_TOKEN),
         endpoints=(
-            Endpoint("DELETE", "/api/agents/{agent_id}", when="org_id is omitted", success=204),
-            Endpoint("DELETE", "/api/orgs/{org_id}/agents/{agent_id}", when="org_id is passed", success=204),
+            Endpoint("DELETE", "/api/agents/{agent_id}", when=Omitted("org_id"), success=204),
+            Endpoint("DELETE", "/api/orgs/{org_id}/agents/{agent_id}", when=Passed("org_id"), success=204),
         ),
         notes=("409 'Agent has running tasks' while it is busy. 204 on success (the swagger says 200).",),
     ),

@@ -4,7 +4,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from domain.tools import Annotations, Endpoint, GuardRule, Param, ToolSpec
+from domain.tools import Annotations, Arg, BodyField, Endpoint, GuardRule, Is, Param, Source, ToolSpec
 
 # Every call leaves this process for the Woodpecker server, so open_world is true throughout.
 READ = Annotations(read_only=True, destructive=False, idempotent=True, open_world=True)
@@ -109,7 +109,7 @@ SCOPE_ORG_ID = id_param("org_id", ORG_ID.description, required=False, required_w
 
 AT_SCOPE = (SCOPE, SCOPE_REPO_ID, SCOPE_ORG_ID)
 
-PAGING_QUERY: Mapping[str, str] = {"page": "page", "perPage": "per_page"}
+PAGING_QUERY: Mapping[str, Source] = {"page": Arg("page"), "perPage": Arg("per_page")}
 
 _LEVELS = (
     ("repository", "/api/repos/{repo_id}"),
@@ -122,9 +122,9 @@ def at_each_level(
     method: str,
     path: str,
     *,
-    also: str = "",
-    query: Mapping[str, str] | None = None,
-    body: tuple[str, ...] = (),
+    step: str | None = None,
+    query: Mapping[str, Source] | None = None,
+    body: Mapping[str, BodyField] | None = None,
     success: int = 200,
 ) -> tuple[Endpoint, ...]:
     """One request per level (repository, organization, global) for `path` below the level's route."""
@@ -132,9 +132,10 @@ def at_each_level(
         Endpoint(
             method,
             prefix + path,
-            when=f"scope == '{level}'{also}",
+            when=Is("scope", level),
+            step=step,
             query=query or {},
-            body=body,
+            body=body or {},
             success=success,
         )
         for level, prefix in _LEVELS

@@ -1,6 +1,6 @@
 """A repository's cron jobs."""
 
-from domain.tools import Endpoint, Param, ToolSpec
+from domain.tools import Arg, Endpoint, Fixed, Param, ToolSpec
 from domain.woodpecker.catalogue.common import (
     BRANCH_RULES,
     CONFIRM_TOKEN,
@@ -103,7 +103,13 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint(
                 "POST",
                 "/api/repos/{repo_id}/cron",
-                body=("name", "schedule", "branch", "timezone", "enabled=true"),
+                body={
+                    "name": Arg("name"),
+                    "schedule": Arg("schedule"),
+                    "branch": Arg("branch"),
+                    "timezone": Arg("timezone"),
+                    "enabled": Fixed(True),
+                },
             ),
         ),
         notes=(
@@ -150,7 +156,13 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint(
                 "PATCH",
                 "/api/repos/{repo_id}/cron/{cron_id}",
-                body=("name", "schedule", "branch", "timezone", "enabled"),
+                body={
+                    "name": Arg("name"),
+                    "schedule": Arg("schedule"),
+                    "branch": Arg("branch"),
+                    "timezone": Arg("timezone"),
+                    "enabled": Arg("enabled"),
+                },
             ),
         ),
         notes=(

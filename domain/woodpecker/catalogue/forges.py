@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.tools import Arg, Endpoint, GuardRule, Merged, Param, ToolSpec
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     PAGING,
@@ -122,7 +122,14 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint(
                 "POST",
                 "/api/forges",
-                body=("type", "url", "client", "oauth_client_secret", "oauth_host", "skip_verify"),
+                body={
+                    "type": Arg("type"),
+                    "url": Arg("url"),
+                    "client": Arg("client"),
+                    "oauth_client_secret": Arg("oauth_client_secret"),
+                    "oauth_host": Arg("oauth_host"),
+                    "skip_verify": Arg("skip_verify"),
+                },
             ),
         ),
         notes=(
@@ -167,19 +174,19 @@ TOOLS: tuple[ToolSpec, ...] = (
             CONFIRM_TOKEN,
         ),
         endpoints=(
-            Endpoint("GET", "/api/forges/{forge_id}", when="before the update (current record)"),
+            Endpoint("GET", "/api/forges/{forge_id}", step="before the update (current record)"),
             Endpoint(
                 "PATCH",
                 "/api/forges/{forge_id}",
-                body=(
-                    "type",
-                    "url",
-                    "client",
-                    "oauth_client_secret",
-                    "oauth_host",
-                    "skip_verify",
-                    "additional_options",
-                ),
+                body={
+                    "type": Merged("type"),
+                    "url": Merged("url"),
+                    "client": Merged("client"),
+                    "oauth_client_secret": Arg("oauth_client_secret"),
+                    "oauth_host": Merged("oauth_host"),
+                    "skip_verify": Merged("skip_verify"),
+                    "additional_options": Merged("additional_options"),
+                },
             ),
         ),
         notes=(

@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.tools import Arg, Endpoint, GuardRule, Param, ToolSpec
 from domain.woodpecker.catalogue.common import (
     BRANCH_RULES,
     CONFIRM_TOKEN,
@@ -101,12 +101,12 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "/api/repos/{repo_id}/pipelines",
                 query={
                     **PAGING_QUERY,
-                    "branch": "branch",
-                    "event": "event",
-                    "status": "status",
-                    "ref": "ref",
-                    "before": "before",
-                    "after": "after",
+                    "branch": Arg("branch"),
+                    "event": Arg("event"),
+                    "status": Arg("status"),
+                    "ref": Arg("ref"),
+                    "before": Arg("before"),
+                    "after": Arg("after"),
                 },
             ),
         ),
@@ -228,7 +228,11 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
         ),
         endpoints=(
-            Endpoint("POST", "/api/repos/{repo_id}/pipelines", body=("branch", "variables", "message")),
+            Endpoint(
+                "POST",
+                "/api/repos/{repo_id}/pipelines",
+                body={"branch": Arg("branch"), "variables": Arg("variables"), "message": Arg("message")},
+            ),
         ),
         notes=(
             (
@@ -295,7 +299,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint(
                 "POST",
                 "/api/repos/{repo_id}/pipelines/{number}",
-                query={"event": "event", "deploy_to": "deploy_to"},
+                query={"event": Arg("event"), "deploy_to": Arg("deploy_to")},
             ),
         ),
         notes=(
@@ -402,7 +406,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         endpoints=(
             Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),
             Endpoint(
-                "GET", "/api/repos/{repo_id}/logs/{number}/{step_id}", when="once per failed or killed step"
+                "GET", "/api/repos/{repo_id}/logs/{number}/{step_id}", step="once per failed or killed step"
             ),
         ),
         notes=(

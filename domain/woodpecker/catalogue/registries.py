@@ -1,6 +1,6 @@
 """Registry logins at the repository, organization or global level; their passwords are never returned."""
 
-from domain.tools import GuardRule, Param, ToolSpec
+from domain.tools import Arg, GuardRule, Param, ToolSpec
 from domain.woodpecker.catalogue.common import (
     AT_SCOPE,
     CONFIRM_TOKEN,
@@ -90,7 +90,11 @@ TOOLS: tuple[ToolSpec, ...] = (
                 sensitive=True,
             ),
         ),
-        endpoints=at_each_level("POST", "/registries", body=("address", "username", "password")),
+        endpoints=at_each_level(
+            "POST",
+            "/registries",
+            body={"address": Arg("address"), "username": Arg("username"), "password": Arg("password")},
+        ),
         notes=(
             (
                 "Repository level answers 400 on validation and echoes a copy of the request (id 0, "
@@ -139,9 +143,13 @@ TOOLS: tuple[ToolSpec, ...] = (
             CONFIRM_TOKEN,
         ),
         endpoints=(
-            *at_each_level("PATCH", "/registries/{address}", body=("username", "password")),
             *at_each_level(
-                "GET", "/registries/{address}", also=", and after the update (to report the stored entry)"
+                "PATCH",
+                "/registries/{address}",
+                body={"username": Arg("username"), "password": Arg("password")},
+            ),
+            *at_each_level(
+                "GET", "/registries/{address}", step="after the update (to report the stored entry)"
             ),
         ),
         notes=(

@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.tools import Arg, Endpoint, Fixed, GuardRule, Is, Param, ToolSpec
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     EVENTS,
@@ -74,10 +74,10 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint(
                 "GET",
                 "/api/user/repos",
-                when="scope == 'account'",
-                query={"all": "include_inactive", "name": "name"},
+                when=Is("scope", "account"),
+                query={"all": Arg("include_inactive"), "name": Arg("name")},
             ),
-            Endpoint("GET", "/api/repos", when="scope == 'instance'", query=PAGING_QUERY),
+            Endpoint("GET", "/api/repos", when=Is("scope", "instance"), query=PAGING_QUERY),
         ),
         notes=(
             (
@@ -222,7 +222,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             CONFIRM_TOKEN,
         ),
-        endpoints=(Endpoint("POST", "/api/repos", query={"forge_remote_id": "forge_remote_id"}),),
+        endpoints=(Endpoint("POST", "/api/repos", query={"forge_remote_id": Arg("forge_remote_id")}),),
         notes=(
             "No request body; answers 200 with the repository (never 201).",
             (
@@ -340,26 +340,28 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint(
                 "GET",
                 "/api/repos/{repo_id}",
-                when=(
-                    "require_approval or visibility is passed, or allow_deploy or allow_pr is true "
+                step=(
+                    "when require_approval or visibility is passed, or allow_deploy or allow_pr is true "
                     "(current values, for the comparison)"
                 ),
             ),
             Endpoint(
                 "PATCH",
                 "/api/repos/{repo_id}",
-                body=(
-                    "config_file",
-                    "timeout",
-                    "visibility",
-                    "allow_pr",
-                    "allow_deploy",
-                    "require_approval",
-                    "cancel_previous_pipeline_events",
-                    "trusted.network",
-                    "trusted.volumes",
-                    "trusted.security",
-                ),
+                body={
+                    "config_file": Arg("config_file"),
+                    "timeout": Arg("timeout"),
+                    "visibility": Arg("visibility"),
+                    "allow_pr": Arg("allow_pr"),
+                    "allow_deploy": Arg("allow_deploy"),
+                    "require_approval": Arg("require_approval"),
+                    "cancel_previous_pipeline_events": Arg("cancel_previous_pipeline_events"),
+                    "trusted": {
+                        "network": Arg("trusted_network"),
+                        "volumes": Arg("trusted_volumes"),
+                        "security": Arg("trusted_security"),
+                    },
+                },
             ),
         ),
         notes=(
@@ -412,8 +414,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             CONFIRM_TOKEN,
         ),
         endpoints=(
-            Endpoint("POST", "/api/repos/{repo_id}/repair", when="scope == 'repository'", success=204),
-            Endpoint("POST", "/api/repos/repair", when="scope == 'instance'", success=204),
+            Endpoint("POST", "/api/repos/{repo_id}/repair", when=Is("scope", "repository"), success=204),
+            Endpoint("POST", "/api/repos/repair", when=Is("scope", "instance"), success=204),
         ),
         notes=(
             "Both routes answer 204 with no body.",
@@ -446,7 +448,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             CONFIRM_TOKEN,
         ),
-        endpoints=(Endpoint("POST", "/api/repos/{repo_id}/move", query={"to": "to"}, success=204),),
+        endpoints=(Endpoint("POST", "/api/repos/{repo_id}/move", query={"to": Arg("to")}, success=204),),
         notes=(
             "Answers 204. A missing or malformed to answers 500 with an empty body.",
             "401 when the account is not admin of the repository at the new location.",
@@ -485,7 +487,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "person first."
         ),
         params=(REPO_ID, CONFIRM_TOKEN),
-        endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}", query={"remove": "=true"}),),
+        endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}", query={"remove": Fixed("true")}),),
         notes=(
             (
                 "Send remove=true: without it Woodpecker only deactivates (active=false, owner "

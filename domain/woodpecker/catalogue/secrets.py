@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from domain.tools import GuardRule, Param, ToolSpec
+from domain.tools import Arg, GuardRule, Param, ToolSpec
 from domain.woodpecker.catalogue.common import (
     AT_SCOPE,
     CONFIRM_TOKEN,
@@ -121,7 +121,17 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             CONFIRM_TOKEN,
         ),
-        endpoints=at_each_level("POST", "/secrets", body=("name", "value", "events", "images", "note")),
+        endpoints=at_each_level(
+            "POST",
+            "/secrets",
+            body={
+                "name": Arg("name"),
+                "value": Arg("value"),
+                "events": Arg("events"),
+                "images": Arg("images"),
+                "note": Arg("note"),
+            },
+        ),
         notes=(
             (
                 "Validation failures (no event, an unknown event, a bad image name) answer 422 at "
@@ -187,9 +197,18 @@ TOOLS: tuple[ToolSpec, ...] = (
             *at_each_level(
                 "GET",
                 "/secrets/{name}",
-                also=", and events or images is passed (current lists, for the comparison)",
+                step="when events or images is passed (current lists, for the comparison)",
             ),
-            *at_each_level("PATCH", "/secrets/{name}", body=("value", "events", "images", "note")),
+            *at_each_level(
+                "PATCH",
+                "/secrets/{name}",
+                body={
+                    "value": Arg("value"),
+                    "events": Arg("events"),
+                    "images": Arg("images"),
+                    "note": Arg("note"),
+                },
+            ),
         ),
         notes=(
             "Woodpecker ignores an empty value and any name in the body.",

@@ -1,6 +1,6 @@
 """The server itself: version and health, queue, log level."""
 
-from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.tools import Arg, Endpoint, GuardRule, Param, ToolSpec
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     WRITE_IDEMPOTENT,
@@ -104,7 +104,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             CONFIRM_TOKEN,
         ),
-        endpoints=(Endpoint("POST", "/api/log-level", body=("log-level",)),),
+        endpoints=(Endpoint("POST", "/api/log-level", body={"log-level": Arg("level")}),),
         notes=(
             (
                 'Body is {"log-level": level}; the answer echoes it. An unknown level answers 400 with '

@@ -1,6 +1,6 @@
 """Woodpecker accounts (instance admin)."""
 
-from domain.tools import Endpoint, GuardRule, Param, ToolSpec
+from domain.tools import Arg, Endpoint, GuardRule, Merged, Param, ToolSpec
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     PAGING,
@@ -60,7 +60,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint(
                 "GET",
                 "/api/users/{login}",
-                query={"forge_id": "forge_id", "forge_remote_id": "forge_remote_id"},
+                query={"forge_id": Arg("forge_id"), "forge_remote_id": Arg("forge_remote_id")},
             ),
         ),
         notes=(
@@ -111,18 +111,25 @@ TOOLS: tuple[ToolSpec, ...] = (
             CONFIRM_TOKEN,
         ),
         endpoints=(
-            Endpoint("POST", "/api/users", body=("login", "email")),
+            Endpoint("POST", "/api/users", body={"login": Arg("login"), "email": Arg("email")}),
             Endpoint(
                 "GET",
                 "/api/users/{login}",
-                when="admin == true (after the create)",
-                query={"forge_id": "=1"},
+                step="after the create, when admin is true",
+                query={"forge_id": Merged("forge_id")},
             ),
             Endpoint(
                 "PATCH",
                 "/api/users/{login}",
-                when="admin == true (after the create)",
-                body=("login", "email", "avatar_url", "admin", "forge_id", "forge_remote_id"),
+                step="after the create, when admin is true",
+                body={
+                    "login": Merged("login"),
+                    "email": Merged("email"),
+                    "avatar_url": Merged("avatar_url"),
+                    "admin": Merged("admin"),
+                    "forge_id": Merged("forge_id"),
+                    "forge_remote_id": Merged("forge_remote_id"),
+                },
             ),
         ),
         notes=(
@@ -176,19 +183,26 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint(
                 "GET",
                 "/api/users/{login}",
-                when="before the update (current record)",
-                query={"forge_id": "forge_id"},
+                step="before the update (current record)",
+                query={"forge_id": Arg("forge_id")},
             ),
             Endpoint(
                 "PATCH",
                 "/api/users/{login}",
-                body=("login", "email", "avatar_url", "admin", "forge_id", "forge_remote_id"),
+                body={
+                    "login": Merged("login"),
+                    "email": Merged("email"),
+                    "avatar_url": Merged("avatar_url"),
+                    "admin": Merged("admin"),
+                    "forge_id": Merged("forge_id"),
+                    "forge_remote_id": Merged("forge_remote_id"),
+                },
             ),
             Endpoint(
                 "GET",
                 "/api/users/{login}",
-                when="after the update (report the stored record)",
-                query={"forge_id": "forge_id"},
+                step="after the update (report the stored record)",
+                query={"forge_id": Arg("forge_id")},
             ),
         ),
         notes=(
@@ -213,7 +227,9 @@ TOOLS: tuple[ToolSpec, ...] = (
             "with chown_repository first. Always asks a person first."
         ),
         params=(_LOGIN, _USER_FORGE_ID, CONFIRM_TOKEN),
-        endpoints=(Endpoint("DELETE", "/api/users/{login}", query={"forge_id": "forge_id"}, success=204),),
+        endpoints=(
+            Endpoint("DELETE", "/api/users/{login}", query={"forge_id": Arg("forge_id")}, success=204),
+        ),
         notes=("404 when absent.",),
     ),
 )
