@@ -8,7 +8,8 @@ from typing import Any, Literal, cast
 from urllib.parse import quote, unquote
 
 from domain.arguments import ArgumentError, show
-from domain.tools import Arg, BodyField, Endpoint, Fixed, Source, ToolSpec
+from domain.tools import BodyField, Endpoint, Fixed, Source, ToolSpec
+from domain.woodpecker.tool import woodpecker
 
 Method = Literal["GET", "POST", "PATCH", "DELETE"]
 
@@ -30,37 +31,6 @@ class Request:
     def root(self) -> bool:
         """Served at the server root (/version, /healthz), sent without a credential."""
         return not self.path.startswith("/api/")
-
-
-# Path parameters that Woodpecker routes as wildcards: their slashes travel literally.
-_WILDCARDS = {"lookup_repository": "full_name", "lookup_organization": "name"}
-
-# What an update tool can change; a call naming none of these is refused before any request.
-CHANGES: Mapping[str, tuple[str, ...]] = {
-    "update_repository": (
-        "config_file",
-        "timeout",
-        "visibility",
-        "allow_pr",
-        "allow_deploy",
-        "require_approval",
-        "cancel_previous_pipeline_events",
-        "trusted_network",
-        "trusted_volumes",
-        "trusted_security",
-    ),
-    "update_secret": ("value", "events", "images", "note"),
-    "update_registry": ("username", "password"),
-    "update_cron": ("name", "schedule", "branch", "timezone", "enabled"),
-    "update_user": ("email", "admin"),
-    "update_agent": ("name", "no_schedule"),
-    "update_forge": ("type", "url", "client", "oauth_client_secret", "oauth_host", "skip_verify"),
-}
-# Accepted by the schema, discarded by Woodpecker: refused so that nothing is half-applied.
-_UNSUPPORTED = {
-    "create_agent": ("custom_labels", "an agent's labels come from WOODPECKER_AGENT_LABELS on its host"),
-    "update_agent": ("custom_labels", "an agent's labels come from WOODPECKER_AGENT_LABELS on its host"),
-}
 
 
 _PATH_PARAM = re.compile(r"\{(\w+)\}")
@@ -117,7 +87,8 @@ def check(tool: ToolSpec, args: Mapping[str, Any]) -> None:
     Raises:
         ArgumentError: an update with nothing to change, or an argument Woodpecker would discard.
     """
-    unsupported = _UNSUPPORTED.get(tool.name)
+    declared = woodpecker(tool)
+    unsupported = declared.unsupported
     if unsupported is not None and unsupported[0] in args:
         name, why = unsupported
         raise ArgumentError(
@@ -131,8 +102,8 @@ def check(tool: ToolSpec, args: Mapping[str, Any]) -> None:
             f"({args['to_line']}); pass from_line <= to_line.",
             ("from_line", "to_line"),
         )
-    changes = CHANGES.get(tool.name)
-    if changes is not None and not any(name in args for name in changes):
+    changes = declared.changes
+    if changes and not any(name in args for name in changes):
         raise ArgumentError(
             f"Invalid arguments for {tool.name}: nothing to change; pass at least one of {', '.join(changes)}.",
             changes,
@@ -177,12 +148,11 @@ def _query_value(value: Any) -> str | None:
 
 
 def _value(source: Source, args: Mapping[str, Any]) -> tuple[bool, Any]:
-    """Whether the request carries this value, and the value."""
+    """Whether the request carries this value, and the value. From the arguments alone a merged
+    field is the argument; the tool's plan merges it over the stored record."""
     if isinstance(source, Fixed):
         return True, source.value
-    if isinstance(source, Arg):
-        return source.name in args, args.get(source.name)
-    raise ValueError(f"{source} is built by the tool's plan, not from the arguments")  # a catalogue bug
+    return source.name in args, args.get(source.name)
 
 
 def _query(endpoint: Endpoint, args: Mapping[str, Any]) -> dict[str, str]:
@@ -226,7 +196,7 @@ def plan(tool: ToolSpec, args: Mapping[str, Any]) -> Request:
     endpoint = main_endpoint(tool, args)
     return Request(
         cast(Method, endpoint.method),
-        fill(endpoint.path, args, _WILDCARDS.get(tool.name)),
+        fill(endpoint.path, args, woodpecker(tool).wildcard),
         _query(endpoint, args),
         _body(endpoint, args),
     )
@@ -235,7 +205,8 @@ def plan(tool: ToolSpec, args: Mapping[str, Any]) -> Request:
 # --------------------------------------------------------------------------- reads before a write
 
 
-def _scoped(kind: str, args: Mapping[str, Any], key: str) -> str:
+def scoped(kind: str, args: Mapping[str, Any], key: str) -> str:
+    """The path of one secret or registry (`kind`) named by `args[key]`, at the call's scope."""
     scope = args["scope"]
     if scope == "repository":
         base = f"/api/repos/{segment(args['repo_id'])}/{kind}"
@@ -247,31 +218,16 @@ def _scoped(kind: str, args: Mapping[str, Any], key: str) -> str:
 
 
 def current_for_guard(tool: ToolSpec, args: Mapping[str, Any]) -> Request | Mapping[str, Request] | None:
-    """The read a conditional guard compares against, or None when no comparing field is present.
-
-    A mapping names several reads; the guard then gets one object with each answer under its key.
-    """
-    if tool.name == "update_repository" and (
-        "require_approval" in args
-        or "visibility" in args
-        or args.get("allow_deploy") is True
-        or args.get("allow_pr") is True
-    ):
-        return Request("GET", f"/api/repos/{segment(args['repo_id'])}")
-    if tool.name == "update_secret" and ("events" in args or "images" in args):
-        return Request("GET", _scoped("secrets", args, "name"))
-    if tool.name == "restart_pipeline" and args.get("event") != "deployment":
-        # The source pipeline (status, event, author, fork, review) and the repository's approval settings.
-        return {"pipeline": pipeline(args), "repo": Request("GET", f"/api/repos/{segment(args['repo_id'])}")}
-    if tool.name == "activate_repository":
-        # The forge's repositories for the caller, merged with Woodpecker's records (not paged).
-        return {"repos": Request("GET", "/api/user/repos", {"all": "true"})}
-    return None
+    """The read a conditional guard compares against (the tool declares it), or None when no
+    comparing field is present. A mapping names several reads; the guard then gets one object with
+    each answer under its key."""
+    reads = woodpecker(tool).current
+    return reads(args) if reads is not None else None
 
 
 def registry(args: Mapping[str, Any]) -> Request:
     """The stored registry entry, read back after an update (the repository route echoes the request)."""
-    return Request("GET", _scoped("registries", args, "address"))
+    return Request("GET", scoped("registries", args, "address"))
 
 
 def user(login: str, forge_id: int) -> Request:

@@ -234,7 +234,7 @@ class ToolRunner:
         except WoodpeckerError as e:
             healthy, note = False, f"The health check failed: {e}"
         return results.shape_server_info(
-            version.data, healthy, note, cred is not None or self.token_configured, self.text
+            spec, version.data, healthy, note, cred is not None or self.token_configured, self.text
         )
 
     async def _step(self, args: Mapping[str, Any], cred: Credential | None) -> Mapping[str, Any]:

@@ -1,6 +1,7 @@
 """The calling account: who it is and its pipeline feed."""
 
 from domain.tools import Endpoint, Fixed, ToolSpec
+from domain.woodpecker.answers import Listed, One
 from domain.woodpecker.catalogue.common import (
     read_tool,
 )
@@ -15,6 +16,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         endpoints=(Endpoint("GET", "/api/user"),),
         notes=("admin is omitted from the JSON when false; report it as false.",),
+        answer=One("user", "Signed in as {login} (admin: {admin})."),
     ),
     read_tool(
         "get_pipeline_feed",
@@ -35,5 +37,6 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "there are none."
             ),
         ),
+        answer=Listed("feed"),
     ),
 )

@@ -1,6 +1,8 @@
 """Agents of the instance or of an organization."""
 
 from domain.tools import Arg, Endpoint, Fixed, GuardRule, Merged, Omitted, Param, Passed, ToolSpec
+from domain.woodpecker.answers import Done, Listed, One
+from domain.woodpecker.asking import Ask
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     PAGING,
@@ -65,6 +67,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "user-registered agents. org_id -1 in a record marks an instance agent."
             ),
         ),
+        answer=Listed("agents"),
     ),
     read_tool(
         "get_agent",
@@ -77,6 +80,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(_AGENT_ID,),
         endpoints=(Endpoint("GET", "/api/agents/{agent_id}"),),
         notes=("The API returns the token in clear text; redact it.",),
+        answer=One("agent", "Agent {id}."),
     ),
     read_tool(
         "list_agent_tasks",
@@ -90,6 +94,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(_AGENT_ID,),
         endpoints=(Endpoint("GET", "/api/agents/{agent_id}/tasks"),),
         notes=("null when the agent is idle.", "Task names and labels come from pipeline configs."),
+        answer=Listed("tasks"),
     ),
     write_tool(
         "create_agent",
@@ -141,6 +146,21 @@ TOOLS: tuple[ToolSpec, ...] = (
             "The one tool whose answer carries an agent token unredacted; say what it is.",
             "Instance agents get org_id -1 and the caller as owner_id.",
         ),
+        answer=One(
+            "agent",
+            "Created agent {id}; its token is in this result, shown only this once.",
+        ),
+        question=Ask(
+            "This will register a new agent{agent_scope}.",
+            (
+                "An agent takes workflows, with their secrets, from every repository it serves. Its token "
+                "comes back in the answer, so it ends up in this conversation.",
+            ),
+            (("Agent name", "name"),),
+            fields=True,
+        ),
+        why="An agent takes workflows with their secrets; its token lands in the conversation.",
+        unsupported=("custom_labels", "an agent's labels come from WOODPECKER_AGENT_LABELS on its host"),
     ),
     write_tool(
         "update_agent",
@@ -204,6 +224,9 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "A call with nothing to change is an error.",
         ),
+        answer=One("agent", "Updated agent {id}."),
+        changes=("name", "no_schedule"),
+        unsupported=("custom_labels", "an agent's labels come from WOODPECKER_AGENT_LABELS on its host"),
     ),
     write_tool(
         "delete_agent",
@@ -223,5 +246,14 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint("DELETE", "/api/orgs/{org_id}/agents/{agent_id}", when=Passed("org_id"), success=204),
         ),
         notes=("409 'Agent has running tasks' while it is busy. 204 on success (the swagger says 200).",),
+        answer=Done("Deleted agent {agent_id}."),
+        question=Ask(
+            "This will delete agent {agent_id}{agent_owner}.",
+            ("Its token stops working and its host cannot reconnect until a new agent is registered.",),
+        ),
+        why="Its host cannot reconnect until a new agent is registered.",
+        hints={
+            "conflict": "An agent with running tasks cannot be deleted: wait for them (list_agent_tasks) and try again."
+        },
     ),
 )

@@ -4,7 +4,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from domain.tools import Annotations, Arg, BodyField, Endpoint, GuardRule, Is, Param, Source, ToolSpec
+from domain.tools import Annotations, Arg, BodyField, Endpoint, GuardRule, Is, Param, Source
+from domain.woodpecker.answers import Answer
+from domain.woodpecker.asking import Builder
+from domain.woodpecker.tool import CurrentReads, Hint, WoodpeckerTool
 
 # Every call leaves this process for the Woodpecker server, so open_world is true throughout.
 READ = Annotations(read_only=True, destructive=False, idempotent=True, open_world=True)
@@ -142,6 +145,12 @@ def at_each_level(
     )
 
 
+# The hint after a timeout of a call that starts a pipeline.
+MAY_HAVE_STARTED = (
+    "If the request timed out, a pipeline may have started anyway: check list_pipelines before retrying."
+)
+
+
 def asks_always(*targets: str, body_bound: bool = False) -> GuardRule:
     """A guard that asks on every call, bound to `targets` (and to the body when `body_bound`)."""
     return GuardRule("always", "Every call asks, whatever the arguments.", targets, body_bound, False)
@@ -152,6 +161,7 @@ def read_tool(
     *,
     group: str,
     description: str,
+    answer: Answer,
     params: tuple[Param, ...] = (),
     endpoints: tuple[Endpoint, ...],
     notes: tuple[str, ...] = (),
@@ -159,9 +169,11 @@ def read_tool(
     admin_when: str | None = None,
     essential: bool = False,
     untrusted_output: bool = False,
-) -> ToolSpec:
-    """A read tool: never guarded, read-only annotations."""
-    return ToolSpec(
+    hints: Mapping[str, Hint] | None = None,
+    wildcard: str | None = None,
+) -> WoodpeckerTool:
+    """A read tool: read-only annotations, never guarded."""
+    return WoodpeckerTool(
         name=name,
         title=_title(name),
         group=group,
@@ -176,6 +188,9 @@ def read_tool(
         params=params,
         endpoints=endpoints,
         notes=notes,
+        answer=answer,
+        hints=hints or {},
+        wildcard=wildcard,
     )
 
 
@@ -185,17 +200,24 @@ def write_tool(
     group: str,
     annotations: Annotations,
     description: str,
+    answer: Answer,
     params: tuple[Param, ...] = (),
     endpoints: tuple[Endpoint, ...],
     notes: tuple[str, ...] = (),
     guard: GuardRule | None = None,
+    question: Builder | None = None,
+    why: str | None = None,
     admin: str = "never",
     admin_when: str | None = None,
     essential: bool = False,
     untrusted_output: bool = False,
-) -> ToolSpec:
-    """A write tool, with its annotations and (when it asks a person) its guard rule."""
-    return ToolSpec(
+    hints: Mapping[str, Hint] | None = None,
+    changes: tuple[str, ...] = (),
+    unsupported: tuple[str, str] | None = None,
+    current: CurrentReads | None = None,
+) -> WoodpeckerTool:
+    """A write tool, with its annotations and, when it asks a person, its guard rule, question and why."""
+    return WoodpeckerTool(
         name=name,
         title=_title(name),
         group=group,
@@ -210,6 +232,13 @@ def write_tool(
         params=params,
         endpoints=endpoints,
         notes=notes,
+        answer=answer,
+        question=question,
+        why=why,
+        hints=hints or {},
+        changes=changes,
+        unsupported=unsupported,
+        current=current,
     )
 
 

@@ -1,9 +1,12 @@
 """A repository's cron jobs."""
 
 from domain.tools import Arg, Endpoint, Fixed, Param, ToolSpec
+from domain.woodpecker.answers import Done, Listed, One
+from domain.woodpecker.asking import Ask
 from domain.woodpecker.catalogue.common import (
     BRANCH_RULES,
     CONFIRM_TOKEN,
+    MAY_HAVE_STARTED,
     PAGING,
     PAGING_QUERY,
     REPO_ID,
@@ -49,6 +52,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "message of the pipelines the job starts."
             ),
         ),
+        answer=Listed("crons"),
     ),
     read_tool(
         "get_cron",
@@ -58,6 +62,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(REPO_ID, _CRON_ID),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/cron/{cron_id}"),),
         notes=("A non-numeric id answers 400, an unknown one 404. Needs push permission.",),
+        answer=One("cron", "Cron job {id} of repository {repo_id}."),
     ),
     write_tool(
         "create_cron",
@@ -120,6 +125,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "fields, found 6'."
             ),
         ),
+        answer=One("cron", "Created cron job {id} of repository {repo_id} (enabled)."),
     ),
     write_tool(
         "update_cron",
@@ -176,6 +182,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "A call with nothing to change is an error.",
         ),
+        answer=One("cron", "Updated cron job {id} of repository {repo_id}."),
+        changes=("name", "schedule", "branch", "timezone", "enabled"),
     ),
     write_tool(
         "run_cron",
@@ -196,6 +204,12 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "Forge or branch errors answer 500 with a text body.",
         ),
+        answer=One(
+            "pipeline",
+            "Cron job {cron_id} started pipeline {number} of repository {repo_id} ({status}).",
+            filtered=True,
+        ),
+        hints={"unavailable": MAY_HAVE_STARTED},
     ),
     write_tool(
         "delete_cron",
@@ -209,5 +223,14 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(REPO_ID, _CRON_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/cron/{cron_id}", success=204),),
         notes=("404 when absent. Needs push permission.",),
+        answer=Done("Deleted cron job {cron_id} of repository {repo_id}."),
+        question=Ask(
+            "This will delete cron job {cron_id} of repository {repo_id}.",
+            (
+                "Its scheduled runs stop, and nothing will mention the runs that no longer happen. "
+                "To suspend it instead, use update_cron with enabled=false.",
+            ),
+        ),
+        why="Its scheduled runs stop silently.",
     ),
 )

@@ -4,6 +4,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.tools import Arg, Endpoint, GuardRule, Merged, Param, ToolSpec
+from domain.woodpecker.answers import Done, Listed, One
+from domain.woodpecker.asking import Ask, given
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     PAGING,
@@ -67,6 +69,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "Redact credential-like keys inside additional_options.",
         ),
+        answer=Listed("forges"),
     ),
     read_tool(
         "get_forge",
@@ -78,6 +81,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(_FORGE_ID,),
         endpoints=(Endpoint("GET", "/api/forges/{forge_id}"),),
         notes=("Non-admins get id, type and url only. The client secret is never returned.",),
+        answer=One("forge", "Forge {id} ({type})."),
     ),
     write_tool(
         "create_forge",
@@ -139,6 +143,23 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "The answer never contains the secret.",
         ),
+        answer=One("forge", "Created forge {id} ({type})."),
+        question=Ask(
+            "This will add a forge to Woodpecker, through which accounts can sign in.",
+            (
+                "Woodpecker's admin list (WOODPECKER_ADMIN) matches logins on every forge: whoever can pick a "
+                "listed login on this forge signs in as an instance admin.",
+            ),
+            (("New type", "type"), ("New url", "url")),
+            when=(
+                given(
+                    lambda args: args.get("skip_verify") is True,
+                    "skip_verify turns off TLS certificate checks towards the forge.",
+                ),
+            ),
+            fields=True,
+        ),
+        why="WOODPECKER_ADMIN matches logins on every forge: a forge where anyone picks their login yields an instance admin.",
     ),
     write_tool(
         "update_forge",
@@ -197,6 +218,27 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "409 on a store failure. A call with nothing to change is an error.",
         ),
+        answer=One("forge", "Updated forge {id} ({type})."),
+        question=Ask(
+            "This will change the configuration of forge {forge_id}.",
+            (
+                "A mistake here can make sign-in impossible for everyone, the web UI included, and cut "
+                "Woodpecker off from the forge's repositories.",
+            ),
+            when=(
+                given(
+                    lambda args: args.get("oauth_client_secret") is not None,
+                    "It sets a new OAuth client secret (not shown here).",
+                ),
+                given(
+                    lambda args: args.get("skip_verify") is True,
+                    "skip_verify turns off TLS certificate checks towards the forge.",
+                ),
+            ),
+            fields=True,
+        ),
+        why="A mistake locks everyone out of sign-in and cuts Woodpecker off its repositories.",
+        changes=("type", "url", "client", "oauth_client_secret", "oauth_host", "skip_verify"),
     ),
     write_tool(
         "delete_forge",
@@ -211,5 +253,13 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(_FORGE_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/forges/{forge_id}", success=204),),
         notes=("Answers 204 (the swagger says 200).",),
+        answer=Done("Deleted forge {forge_id}."),
+        question=Ask(
+            "This will delete forge {forge_id} from Woodpecker.",
+            (
+                "Accounts from that forge cannot sign in afterwards, and Woodpecker loses access to its repositories.",
+            ),
+        ),
+        why="Its accounts cannot sign in and its repositories are cut off.",
     ),
 )

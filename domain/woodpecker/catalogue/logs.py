@@ -3,6 +3,8 @@
 from collections.abc import Mapping
 
 from domain.tools import Endpoint, Param, ToolSpec
+from domain.woodpecker.answers import Done, LogLines, LogMatches
+from domain.woodpecker.asking import Ask
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     MAX_ID,
@@ -91,6 +93,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "Log text is whatever the step's container printed.",
         ),
+        answer=LogLines(),
     ),
     write_tool(
         "delete_step_logs",
@@ -105,6 +108,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(REPO_ID, NUMBER, _STEP_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/logs/{number}/{step_id}", success=204),),
         notes=("422 while the step is pending or running. Needs push permission.",),
+        answer=Done("Deleted the logs of step {step_id} of pipeline {number} of repository {repo_id}."),
+        question=Ask(
+            "This will erase the log of step {step_id} of pipeline {number} in repository {repo_id}.",
+            (
+                "The step and its result remain; its output is gone for good. If the log exposed a secret, "
+                "rotate that secret too: anyone with read access may have seen it.",
+            ),
+        ),
+        why="The output is gone for good.",
     ),
     write_tool(
         "delete_pipeline_logs",
@@ -118,6 +130,12 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(REPO_ID, NUMBER, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/logs/{number}", success=204),),
         notes=("422 while the pipeline is pending, running or blocked. Needs push permission.",),
+        answer=Done("Deleted the logs of pipeline {number} of repository {repo_id}."),
+        question=Ask(
+            "This will erase the logs of every step of pipeline {number} in repository {repo_id}.",
+            ("Step results remain visible; the output behind them is gone for good.",),
+        ),
+        why="The output of every step is gone for good.",
     ),
     read_tool(
         "search_step_logs",
@@ -167,5 +185,6 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint("GET", "/api/repos/{repo_id}/logs/{number}/{step_id}"),
         ),
         notes=("The log is read once as it streams; memory is bounded by the matches kept.",),
+        answer=LogMatches(),
     ),
 )

@@ -1,6 +1,8 @@
 """Organizations: listing, reading, their permissions, deleting one."""
 
 from domain.tools import Endpoint, Param, ToolSpec
+from domain.woodpecker.answers import Done, Listed, One
+from domain.woodpecker.asking import Ask
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     ORG_ID,
@@ -25,6 +27,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=PAGING,
         endpoints=(Endpoint("GET", "/api/orgs", query=PAGING_QUERY),),
         notes=("Only entries with is_user=false; ordered by id; null when empty.",),
+        answer=Listed("organizations"),
     ),
     read_tool(
         "get_organization",
@@ -40,6 +43,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "declares an array."
             ),
         ),
+        answer=One("organization", "Organization {id}."),
     ),
     read_tool(
         "lookup_organization",
@@ -69,6 +73,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "Wildcard route; slashes may travel literally.",
         ),
+        answer=One("organization", "Organization {name} has id {id}."),
+        wildcard="name",
     ),
     read_tool(
         "get_organization_permissions",
@@ -80,6 +86,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(ORG_ID,),
         endpoints=(Endpoint("GET", "/api/orgs/{org_id}/permissions"),),
         notes=("Answers {member, admin}, a single object (the swagger says array).",),
+        answer=One("permissions", "Permissions of this account on organization {org_id}."),
     ),
     write_tool(
         "delete_organization",
@@ -95,5 +102,14 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(ORG_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/orgs/{org_id}", success=204),),
         notes=("Needs organization admin and instance admin.",),
+        answer=Done("Deleted organization {org_id}."),
+        question=Ask(
+            "This will delete organization {org_id} from Woodpecker, with its secrets, registries and agents.",
+            (
+                "The forge and the repositories remain, but their pipelines lose the organization's "
+                "secrets. This cannot be undone.",
+            ),
+        ),
+        why="Its secrets, registries and agents are gone for good.",
     ),
 )

@@ -4,10 +4,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.tools import Arg, Endpoint, GuardRule, Param, ToolSpec
+from domain.woodpecker import rules as r
+from domain.woodpecker.answers import Done, FailedSteps, Listed, One
+from domain.woodpecker.asking import Ask, because
 from domain.woodpecker.catalogue.common import (
     BRANCH_RULES,
     CONFIRM_TOKEN,
     EVENTS,
+    MAY_HAVE_STARTED,
     NUMBER,
     PAGING,
     PAGING_QUERY,
@@ -19,6 +23,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.requests import Request, pipeline, segment
 
 # git's ref rules (git check-ref-format) for a branch that Woodpecker builds from.
 _GIT_BRANCH_RULES: Mapping[str, Any] = {
@@ -37,6 +42,15 @@ _VARIABLE_NAME_RULES: Mapping[str, Any] = {
 
 # Documented additions beyond the shared catalogue (see the package's docstring).
 ADDED: tuple[str, ...] = ("get_pipeline_failure_summary",)
+
+
+def _restart_sources(args: Mapping[str, Any]) -> Mapping[str, Request] | None:
+    """The source pipeline (status, event, author, fork, review) and the repository's approval
+    settings, unless the restart is a deployment (which asks whatever they say)."""
+    if args.get("event") == "deployment":
+        return None
+    return {"pipeline": pipeline(args), "repo": Request("GET", f"/api/repos/{segment(args['repo_id'])}")}
+
 
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
@@ -115,6 +129,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "An unknown event or status, or before/after that are not RFC 3339, answer 400.",
             "ref is a substring (SQL LIKE) match; before/after compare with created.",
         ),
+        answer=Listed("pipelines"),
     ),
     read_tool(
         "get_pipeline",
@@ -135,6 +150,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Woodpecker also accepts 'latest' for the number; this tool takes numbers only.",
             "Message, title, branch, variables and changed files are pushed content.",
         ),
+        answer=One("pipeline", "Pipeline {number} of repository {repo_id}: {status}."),
     ),
     read_tool(
         "get_pipeline_config",
@@ -156,6 +172,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "reference, saying what was cut. Strip terminal control characters."
             ),
         ),
+        answer=Listed("files"),
     ),
     read_tool(
         "get_pipeline_metadata",
@@ -169,6 +186,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(REPO_ID, NUMBER),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}/metadata"),),
         notes=("Needs push permission; without it Woodpecker answers 404.",),
+        answer=One("metadata", "Metadata of pipeline {number} of repository {repo_id}."),
     ),
     read_tool(
         "list_queued_pipelines",
@@ -183,6 +201,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         notes=(
             ("Answers [Feed] (repo_id, full_name and pipeline summary fields); not paged; always an array."),
         ),
+        answer=Listed("pipelines"),
     ),
     write_tool(
         "trigger_pipeline",
@@ -245,6 +264,18 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "Woodpecker has no idempotency key. Needs push permission.",
         ),
+        answer=One(
+            "pipeline",
+            "Started pipeline {number} of repository {repo_id} ({status}).",
+            filtered=True,
+        ),
+        hints={
+            "server_error": (
+                "No pipeline was started. An unknown branch answers 500 on Woodpecker 3.17: check the branch "
+                "with list_repository_branches."
+            ),
+            "unavailable": MAY_HAVE_STARTED,
+        },
     ),
     write_tool(
         "restart_pipeline",
@@ -316,6 +347,40 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "repository has no owner."
             ),
         ),
+        answer=One(
+            "pipeline",
+            "Restarted pipeline {old} of repository {repo_id} as pipeline {number} ({status}).",
+        ),
+        question=Ask(
+            "This will run pipeline {number} of repository {repo_id} again, as a new pipeline.",
+            (
+                "The new pipeline runs the original commit and config with this repository's secrets, and "
+                "starts at once: Woodpecker does not hold a re-run for approval.",
+            ),
+            when=(
+                because(
+                    r.RESTARTS_AS_DEPLOYMENT,
+                    "It runs as a deployment, with the deployment secrets, whatever the original pipeline "
+                    "was (a fork's pull request included).",
+                ),
+                because(
+                    r.RESTARTS_DECLINED,
+                    "The original pipeline was declined: its code was refused, and this runs it anyway.",
+                ),
+                because(
+                    r.RESTARTS_UNAPPROVED,
+                    "Under the repository's current settings the original pipeline needs an approval and none "
+                    "is on record: this goes around approve_pipeline.",
+                ),
+            ),
+            fields=True,
+        ),
+        why=(
+            "A restart never re-checks approval: decline or cancel plus restart would run a fork's code with the "
+            "secrets, and event=deployment turns any pipeline into a deployment."
+        ),
+        hints={"unavailable": MAY_HAVE_STARTED},
+        current=_restart_sources,
     ),
     write_tool(
         "cancel_pipeline",
@@ -334,6 +399,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "blocked. Needs push permission."
             ),
         ),
+        answer=Done("Cancelled pipeline {number} of repository {repo_id}."),
     ),
     write_tool(
         "approve_pipeline",
@@ -355,6 +421,18 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "The question names only numeric ids; branch, title, message and log text never reach it.",
         ),
+        answer=One(
+            "pipeline",
+            "Approved pipeline {number} of repository {repo_id} ({status}).",
+        ),
+        question=Ask(
+            "This will approve pipeline {number} of repository {repo_id}.",
+            (
+                "The pipeline runs with this repository's secrets, and its code comes from the source "
+                "that opened it.",
+            ),
+        ),
+        why="The held pipeline runs with the repository's secrets.",
     ),
     write_tool(
         "decline_pipeline",
@@ -373,6 +451,13 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "get_pipeline when that happens."
             ),
         ),
+        answer=One(
+            "pipeline",
+            "Declined pipeline {number} of repository {repo_id} ({status}).",
+        ),
+        hints={
+            "server_error": "A pipeline that is not blocked answers 500: check its status with get_pipeline."
+        },
     ),
     write_tool(
         "delete_pipeline",
@@ -392,6 +477,12 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "repository admin."
             ),
         ),
+        answer=Done("Deleted pipeline {number} of repository {repo_id}."),
+        question=Ask(
+            "This will delete pipeline {number} of repository {repo_id}, with its workflows, steps and logs.",
+            ("This cannot be undone.",),
+        ),
+        why="The pipeline, its steps and logs are gone for good.",
     ),
     read_tool(
         "get_pipeline_failure_summary",
@@ -413,5 +504,6 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Each failed step's log is read once: its last 30 lines and up to 20 error-looking lines (all are "
             "counted); the list of error signs is domain/woodpecker/results/failures.py's ERROR_SIGNS.",
         ),
+        answer=FailedSteps(),
     ),
 )

@@ -1,6 +1,9 @@
 """Registry logins at the repository, organization or global level; their passwords are never returned."""
 
 from domain.tools import Arg, GuardRule, Param, ToolSpec
+from domain.woodpecker import rules as r
+from domain.woodpecker.answers import Done, Listed, One
+from domain.woodpecker.asking import Ask, because
 from domain.woodpecker.catalogue.common import (
     AT_SCOPE,
     CONFIRM_TOKEN,
@@ -44,6 +47,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "level any signed-in user."
             ),
         ),
+        answer=Listed("registries"),
     ),
     read_tool(
         "get_registry",
@@ -58,6 +62,10 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "The address travels URL-encoded as one path segment (slashes and colons included). "
                 "404 when absent."
             ),
+        ),
+        answer=One(
+            "registry",
+            "Registry {address} at {scope_text} (its password is never returned).",
         ),
     ),
     write_tool(
@@ -102,6 +110,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "Validation answers 422 at organization level and 400 at global level.",
         ),
+        answer=One("registry", "Created registry {address} at {scope_text}."),
     ),
     write_tool(
         "update_registry",
@@ -160,6 +169,21 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "A call with nothing to change is an error.",
         ),
+        answer=One("registry", "Updated registry {address} at {scope_text}."),
+        question=Ask(
+            "This will replace the login stored for {registry}.",
+            lines=(("Registry address", "address"),),
+            when=(
+                because(
+                    r.NEW_PASSWORD,
+                    "It stores a new password (not shown here); pipelines pull private images with this "
+                    "login from their next run, and the old password cannot be read back.",
+                ),
+            ),
+            fields=True,
+        ),
+        why="Pipelines pull with a password nobody can read back.",
+        changes=("username", "password"),
     ),
     write_tool(
         "delete_registry",
@@ -175,5 +199,12 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(*AT_SCOPE, _REGISTRY_ADDRESS, CONFIRM_TOKEN),
         endpoints=at_each_level("DELETE", "/registries/{address}", success=204),
         notes=("404 when absent.",),
+        answer=Done("Deleted registry {address} at {scope_text}."),
+        question=Ask(
+            "This will delete the login stored for {registry}.",
+            ("Private-image pulls from that address fail afterwards.",),
+            (("Registry address", "address"),),
+        ),
+        why="Private-image pulls from that address fail afterwards.",
     ),
 )

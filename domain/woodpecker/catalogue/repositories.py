@@ -4,6 +4,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.tools import Arg, Endpoint, Fixed, GuardRule, Is, Param, ToolSpec
+from domain.woodpecker import rules as r
+from domain.woodpecker.answers import Done, Listed, One
+from domain.woodpecker.asking import Ask, because
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     EVENTS,
@@ -20,6 +23,8 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.requests import Request, segment
+from domain.woodpecker.results.errors import failed_repos
 
 # owner/name, or group/subgroup/name on GitLab; no segment may be "." or ".." (guard.md §3).
 _FULL_NAME_RULES: Mapping[str, Any] = {
@@ -27,6 +32,38 @@ _FULL_NAME_RULES: Mapping[str, Any] = {
     "maxLength": 200,
     "pattern": r"^(?!\.\.?/)(?!.*/\.\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)+$",
 }
+
+
+def _repair_failed(args: Mapping[str, Any], detail: str | None) -> str | None:
+    """After an instance repair answered 500: which repositories failed, when Woodpecker said."""
+    if args.get("scope") != "instance":
+        return None
+    failed = failed_repos(detail)
+    if failed:
+        return (
+            f"{len(failed)} repositories could not be repaired ({', '.join(failed[:20])}"
+            f"{', …' if len(failed) > 20 else ''}); the others were. Repair those one by one "
+            "with scope=repository to see why."
+        )
+    return "Some repositories may not have been repaired; Woodpecker's server log names them."
+
+
+def _repository_before_update(args: Mapping[str, Any]) -> Request | None:
+    """The stored repository, when a field is passed that the guard compares with it."""
+    if (
+        "require_approval" in args
+        or "visibility" in args
+        or args.get("allow_deploy") is True
+        or args.get("allow_pr") is True
+    ):
+        return Request("GET", f"/api/repos/{segment(args['repo_id'])}")
+    return None
+
+
+def _forge_repositories(args: Mapping[str, Any]) -> Mapping[str, Request]:
+    """The forge's repositories for the caller, merged with Woodpecker's records (not paged)."""
+    return {"repos": Request("GET", "/api/user/repos", {"all": "true"})}
+
 
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
@@ -96,6 +133,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "refused with an error naming its scope, not silently dropped."
             ),
         ),
+        answer=Listed("repositories"),
     ),
     read_tool(
         "get_repository",
@@ -111,6 +149,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             ("404 with an empty body both for an unknown id and for a repository this account may not pull."),
             "A deactivated repository still answers, with active=false.",
         ),
+        answer=One("repository", "Repository {id}."),
     ),
     read_tool(
         "lookup_repository",
@@ -138,6 +177,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             ("Follows Woodpecker's rename redirections, so a former name resolves to the moved repository."),
             "Needs pull permission; a repository the account cannot pull answers 404.",
         ),
+        answer=One("repository", "Repository {full_name} has id {id}."),
+        wildcard="full_name",
     ),
     read_tool(
         "get_repository_permissions",
@@ -153,6 +194,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Answers Perm {pull, push, admin, synced, created, updated}; times are Unix seconds.",
             "Permissions are inherited from the forge and cached by Woodpecker.",
         ),
+        answer=One("permissions", "Permissions of this account on repository {repo_id}."),
     ),
     read_tool(
         "list_repository_branches",
@@ -170,6 +212,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "404 when the repository has no owner (deactivated repositories lose theirs).",
             "Branch names are chosen by whoever can push.",
         ),
+        answer=Listed("branches"),
     ),
     read_tool(
         "list_pull_requests",
@@ -185,6 +228,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Answers [{index, title}]; index is a string.",
             "Titles are written by whoever opened the pull request.",
         ),
+        answer=Listed("pull_requests"),
     ),
     write_tool(
         "activate_repository",
@@ -235,6 +279,30 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "allowed; 500 on forge errors."
             ),
         ),
+        answer=One("repository", "Activated repository {id} (forge id {forge_remote_id})."),
+        question=Ask(
+            "This will activate a forge repository in Woodpecker, install its webhook and make the calling "
+            "account its owner.",
+            lines=(("Forge repository id", "forge_remote_id"),),
+            when=(
+                because(
+                    r.REACTIVATES,
+                    "Woodpecker already holds a record of it: its stored trusted flags, approval mode and "
+                    "secrets come back as they were, and its pipelines run under the calling account's forge token.",
+                ),
+                because(
+                    r.UNKNOWN_RECORD,
+                    "The forge does not list it for the calling account, so this server cannot tell whether "
+                    "Woodpecker already holds a record of it; if it does, its stored trusted flags, approval "
+                    "mode and secrets come back as they were.",
+                ),
+            ),
+        ),
+        why=(
+            "Reactivating a repository Woodpecker already holds brings back its stored trust flags, approval "
+            "mode and secrets, and makes the caller its owner."
+        ),
+        current=_forge_repositories,
     ),
     write_tool(
         "update_repository",
@@ -380,6 +448,63 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "Answers the stored repository.",
         ),
+        answer=One("repository", "Updated repository {id}."),
+        question=Ask(
+            "This will change the settings of repository {repo_id}.",
+            when=(
+                because(
+                    r.GRANTS_TRUSTED_NETWORK,
+                    "Its pipelines get the network of the agent's host (trusted network).",
+                ),
+                because(
+                    r.GRANTS_TRUSTED_VOLUMES,
+                    "Its pipelines may mount volumes of the agent's host (trusted volumes).",
+                ),
+                because(
+                    r.GRANTS_TRUSTED_SECURITY,
+                    "Its pipelines may run privileged containers on the agent (trusted security).",
+                ),
+                because(
+                    r.LOWERS_REQUIRE_APPROVAL,
+                    "Fewer of its pipelines wait for approval, so code from forks or pull requests "
+                    "may run with its secrets without anyone looking first.",
+                ),
+                because(
+                    r.SETS_PUBLIC,
+                    "It becomes public: its pipelines and their logs are visible to anyone who can reach Woodpecker.",
+                ),
+                because(
+                    r.SETS_INTERNAL,
+                    "It becomes internal: its pipelines, logs and config are visible to every signed-in "
+                    "user of Woodpecker.",
+                ),
+                because(
+                    r.ALLOWS_DEPLOY,
+                    "It accepts deployment events: any of its pipelines, a fork's included, can be re-run as a "
+                    "deployment with its deployment secrets.",
+                ),
+                because(
+                    r.ALLOWS_PR_UNAPPROVED,
+                    "Pull requests start its pipelines and none waits for approval: code from forks runs with "
+                    "its secrets without anyone looking first.",
+                ),
+            ),
+            fields=True,
+        ),
+        why="Each widening lets more code, or more people, reach the repository's pipelines, logs or secrets.",
+        changes=(
+            "config_file",
+            "timeout",
+            "visibility",
+            "allow_pr",
+            "allow_deploy",
+            "require_approval",
+            "cancel_previous_pipeline_events",
+            "trusted_network",
+            "trusted_volumes",
+            "trusted_security",
+        ),
+        current=_repository_before_update,
     ),
     write_tool(
         "repair_repository",
@@ -425,6 +550,17 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "The repository route needs repository admin.",
         ),
+        answer=Done("Repaired {target}."),
+        question=Ask(
+            "This will repair every repository of this Woodpecker instance: each webhook is recreated "
+            "and each repository is read again from its forge.",
+            (
+                "It is instance-wide and runs one forge round-trip per repository, with an instance admin's rights.",
+            ),
+            describes=frozenset({r.SCOPE_INSTANCE}),
+        ),
+        why="Instance-wide: every webhook is recreated, one forge round trip per repository.",
+        hints={"server_error": _repair_failed},
     ),
     write_tool(
         "move_repository",
@@ -458,6 +594,27 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "After any 5xx, call get_repository before deciding anything: the move may have happened.",
         ),
+        answer=Done("Moved repository {repo_id} to {to}."),
+        question=Ask(
+            "This will tell Woodpecker that repository {repo_id} now has a new owner/name.",
+            (
+                "The forge itself is not changed.",
+                "On Woodpecker 3.11 the server performs the move and then answers HTTP 500: do not retry, "
+                "read the repository back with get_repository, or it is moved twice.",
+            ),
+            (("New owner/name", "to"),),
+        ),
+        why="Woodpecker follows the new owner/name; on 3.11 a retry moves the repository twice.",
+        hints={
+            "unauthorized": (
+                "Woodpecker answers 401 when this account is not admin of the repository at the new location as well."
+            ),
+            "server_error": (
+                "On Woodpecker 3.11 the move is performed and then answered with HTTP 500, so it has probably "
+                "happened: check with get_repository or lookup_repository before retrying; a retry moves the "
+                "repository twice. (3.18 answers cleanly.)"
+            ),
+        },
     ),
     write_tool(
         "chown_repository",
@@ -475,6 +632,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         notes=(
             ("Needs repository admin. Answers the repository; the owner itself (user_id) is not serialised."),
         ),
+        answer=One("repository", "Repository {id} is now owned by this account."),
+        question=Ask(
+            "This will make the calling account the owner of repository {repo_id} in Woodpecker.",
+            (
+                "Every pipeline of that repository afterwards runs under the calling account's forge token, "
+                "so that account's reach over the forge becomes the repository's reach.",
+            ),
+        ),
+        why="The repository's pipelines run under the calling account's forge token afterwards.",
     ),
     write_tool(
         "delete_repository",
@@ -496,5 +662,15 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Answers 200 with the repository body, not 204. Needs repository admin.",
             "With remove=true Woodpecker ignores a failure to remove the forge webhook.",
         ),
+        answer=One("repository", "Deleted repository {id} (removed, with its history)."),
+        question=Ask(
+            "This will delete repository {repo_id} from Woodpecker, with its pipelines, logs, "
+            "secrets, registries and cron jobs.",
+            (
+                "This cannot be undone. The repository in the forge remains, but its Woodpecker history "
+                "and secrets are gone for good.",
+            ),
+        ),
+        why="Pipelines, logs, secrets, registries and crons are gone for good.",
     ),
 )

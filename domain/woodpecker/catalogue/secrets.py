@@ -4,6 +4,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.tools import Arg, GuardRule, Param, ToolSpec
+from domain.woodpecker import rules as r
+from domain.woodpecker.answers import Done, Listed, One
+from domain.woodpecker.asking import Ask, because
 from domain.woodpecker.catalogue.common import (
     AT_SCOPE,
     CONFIRM_TOKEN,
@@ -17,6 +20,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.requests import Request, scoped
 
 _SECRET_EVENTS_RULES: Mapping[str, Any] = {
     "items": {"enum": list(EVENTS)},
@@ -38,6 +42,14 @@ _SECRET_NAME = Param(
     constraints={"minLength": 1, "maxLength": 100, "pattern": r"^(?!\.\.?$)[A-Za-z0-9_.-]+$"},
 )
 
+
+def _secret_before_update(args: Mapping[str, Any]) -> Request | None:
+    """The stored secret, when events or images is passed (the guard compares the lists)."""
+    if "events" in args or "images" in args:
+        return Request("GET", scoped("secrets", args, "name"))
+    return None
+
+
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "list_secrets",
@@ -57,6 +69,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "The repository list is null when empty; ordered by name.",
             "Woodpecker strips values; drop any value field anyway.",
         ),
+        answer=Listed("secrets"),
     ),
     read_tool(
         "get_secret",
@@ -68,6 +81,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(*AT_SCOPE, _SECRET_NAME),
         endpoints=at_each_level("GET", "/secrets/{name}"),
         notes=("The name is URL-encoded as a single path segment. 404 when absent.",),
+        answer=One(
+            "secret",
+            "Secret {name} at {scope_text} (its value is never returned).",
+        ),
     ),
     write_tool(
         "create_secret",
@@ -139,6 +156,19 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "Answers 200 with the secret, value stripped.",
         ),
+        answer=One("secret", "Created secret {name} at {scope_text}."),
+        question=Ask(
+            "This will create {secret}.",
+            lines=(("Secret name", "name"),),
+            when=(
+                because(
+                    r.ADDS_PULL_REQUEST_EVENT,
+                    "It makes the secret available to pull-request pipelines, whose code can come from a fork.",
+                ),
+            ),
+            fields=True,
+        ),
+        why="Pull-request code can come from a fork, and would see the secret.",
     ),
     write_tool(
         "update_secret",
@@ -219,6 +249,37 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "A call with nothing to change is an error.",
         ),
+        answer=One("secret", "Updated secret {name} at {scope_text}."),
+        question=Ask(
+            "This will change {secret}.",
+            lines=(("Secret name", "name"),),
+            when=(
+                because(
+                    r.NEW_VALUE,
+                    "It stores a new value (not shown here); pipelines that use the secret get it from "
+                    "their next run, and the old value cannot be read back.",
+                ),
+                because(
+                    r.ADDS_PULL_REQUEST_EVENT,
+                    "It makes the secret available to pull-request pipelines, whose code can come from a fork.",
+                ),
+                because(
+                    r.EMPTIES_IMAGES,
+                    "It removes the image restriction, so any image of a matching pipeline can read the secret.",
+                ),
+                because(
+                    r.ADDS_IMAGE,
+                    # The images are not listed: a name copied from a pipeline or a registry could speak
+                    # to the person. The call's own images argument says which.
+                    "It adds an image the secret is not limited to now (see the call's images argument), "
+                    "so steps running that image, a plugin included, can read the secret.",
+                ),
+            ),
+            fields=True,
+        ),
+        why="The secret reaches code or images it did not reach, or gets a value nobody can read back.",
+        changes=("value", "events", "images", "note"),
+        current=_secret_before_update,
     ),
     write_tool(
         "delete_secret",
@@ -234,5 +295,12 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(*AT_SCOPE, _SECRET_NAME, CONFIRM_TOKEN),
         endpoints=at_each_level("DELETE", "/secrets/{name}", success=204),
         notes=("404 when absent.",),
+        answer=Done("Deleted secret {name} at {scope_text}."),
+        question=Ask(
+            "This will delete {secret}.",
+            ("Its value was never readable, so it is lost for good, and pipelines that use it get nothing.",),
+            (("Secret name", "name"),),
+        ),
+        why="A secret's value cannot be read back, so it is lost for good.",
     ),
 )

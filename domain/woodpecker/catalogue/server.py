@@ -1,6 +1,9 @@
 """The server itself: version and health, queue, log level."""
 
 from domain.tools import Arg, Endpoint, GuardRule, Param, ToolSpec
+from domain.woodpecker import rules as r
+from domain.woodpecker.answers import Done, One, Value
+from domain.woodpecker.asking import Ask
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     WRITE_IDEMPOTENT,
@@ -30,6 +33,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "healthz: 204 when healthy, 500 when the database ping fails.",
             "version is 'dev' or 'next-<sha>' on development builds.",
         ),
+        answer=One("server", "Woodpecker {version}; healthy: {healthy}."),
     ),
     read_tool(
         "get_queue_info",
@@ -43,6 +47,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         endpoints=(Endpoint("GET", "/api/queue/info"),),
         notes=("Task names and labels come from pipeline configs.",),
+        answer=One(
+            "queue",
+            "Queue: {pending} pending, {running} running, paused: {paused}.",
+        ),
     ),
     read_tool(
         "get_log_level",
@@ -51,6 +59,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="Returns the log level the server runs with. Instance admin only.",
         endpoints=(Endpoint("GET", "/api/log-level"),),
         notes=('Answers {"log-level": "info"}.',),
+        answer=Value("log_level", "The server logs at level {value}."),
     ),
     write_tool(
         "pause_queue",
@@ -65,6 +74,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         params=(CONFIRM_TOKEN,),
         endpoints=(Endpoint("POST", "/api/queue/pause", success=204),),
+        answer=Done("Paused the queue: nothing is dispatched to agents until resume_queue."),
+        question=Ask(
+            "This will pause the pipeline queue of the whole Woodpecker instance.",
+            (
+                "It is instance-wide and silent: nothing starts until resume_queue is called, and nothing "
+                "tells the people whose builds are queuing why. Pipelines already running complete.",
+            ),
+        ),
+        why="Instance-wide and silent: nothing starts until someone resumes it.",
     ),
     write_tool(
         "resume_queue",
@@ -76,6 +94,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "once, so expect a load spike."
         ),
         endpoints=(Endpoint("POST", "/api/queue/resume", success=204),),
+        answer=Done("Resumed the queue; the backlog is being dispatched."),
     ),
     write_tool(
         "set_log_level",
@@ -111,5 +130,13 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "an empty body."
             ),
         ),
+        answer=Value("log_level", "Log level set to {value}."),
+        question=Ask(
+            "This will set the Woodpecker server's log level so that it records almost nothing.",
+            ("Failures and misuse go unrecorded until the level is raised again.",),
+            describes=frozenset({r.SILENCES_SERVER}),
+            fields=True,
+        ),
+        why="Failures and misuse go unrecorded until the level is raised again.",
     ),
 )

@@ -1,6 +1,9 @@
 """Woodpecker accounts (instance admin)."""
 
 from domain.tools import Arg, Endpoint, GuardRule, Merged, Param, ToolSpec
+from domain.woodpecker import rules as r
+from domain.woodpecker.answers import Done, Listed, One
+from domain.woodpecker.asking import ADMIN_COST, Ask, given
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     PAGING,
@@ -39,6 +42,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=PAGING,
         endpoints=(Endpoint("GET", "/api/users", query=PAGING_QUERY),),
         notes=("Ordered by login; null when empty.",),
+        answer=Listed("users"),
     ),
     read_tool(
         "get_user",
@@ -69,6 +73,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "is never ambiguous. 404 when absent."
             ),
         ),
+        answer=One("user", "User {login} (id {id}, admin: {admin})."),
     ),
     write_tool(
         "create_user",
@@ -148,6 +153,22 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "login on the same forge answers 500, so a repeated call changes nothing."
             ),
         ),
+        answer=One("user", "Created user {login} (id {id}, admin: {admin})."),
+        question=Ask(
+            "This will create a Woodpecker account that is not an admin.",
+            (
+                "The account can sign in at once, even where registration is closed, and gets what its "
+                "forge account can reach.",
+            ),
+            (("Login", "login"),),
+            when=(given(lambda args: args.get("admin") is not False, ADMIN_COST),),
+            fields=True,
+            what_when=(
+                lambda args: args.get("admin") is not False,
+                "This will create a Woodpecker account that is an instance admin.",
+            ),
+        ),
+        why="Sign-in finds a pre-created account before the 'registration closed' check: a new account lets a person in.",
     ),
     write_tool(
         "update_user",
@@ -214,6 +235,16 @@ TOOLS: tuple[ToolSpec, ...] = (
             "The PATCH answer echoes the request; read the account again to report it.",
             "409 on a store conflict. A call with nothing to change is an error.",
         ),
+        answer=One("user", "Updated user {login} (id {id}, admin: {admin})."),
+        question=Ask(
+            "This will make an account of forge {forge_id} an instance admin.",
+            (ADMIN_COST,),
+            (("Login", "login"),),
+            describes=frozenset({r.GRANTS_ADMIN}),
+            fields=True,
+        ),
+        why="An instance admin controls every repository, secret, agent, forge and user.",
+        changes=("email", "admin"),
     ),
     write_tool(
         "delete_user",
@@ -231,5 +262,15 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint("DELETE", "/api/users/{login}", query={"forge_id": Arg("forge_id")}, success=204),
         ),
         notes=("404 when absent.",),
+        answer=Done("Deleted user {login} of forge {forge_id}."),
+        question=Ask(
+            "This will delete an account of forge {forge_id} from Woodpecker.",
+            (
+                "Repositories it owns lose the forge token Woodpecker uses for them, so their pipelines "
+                "stop being triggered; chown_repository can hand them over first.",
+            ),
+            (("Login", "login"),),
+        ),
+        why="Repositories it owns lose the forge token their pipelines run with.",
     ),
 )

@@ -1,6 +1,6 @@
 """Woodpecker answers shaped into tool results: open schemas, untrusted markers, a byte budget, no secrets.
 
-Modules by concern: `envelope` (the result type, untrusted markers), `kinds` (what each tool answers),
+Modules by concern: `envelope` (the result type, untrusted markers), `kinds` (how list entries are cleaned),
 `schema` (outputSchema), `text` (terminal-safe text), `budget` (the byte budget), `redaction` (secret
 material), `configs` (pipeline config files), `shaping` (successful calls), `logs` (step log windows),
 `errors` (error results), `render` (the text content, from the result's shape). Import from here; the modules are this package's own layout.
@@ -19,7 +19,6 @@ from domain.woodpecker.results.failures import (
     failed_steps,
     shape_failure_summary,
 )
-from domain.woodpecker.results.kinds import ACTIONS, LISTS, LOG_TOOL, OBJECTS, SEARCH_TOOL, VALUES
 from domain.woodpecker.results.logs import LINE_CAP, LogHit, LogPiece, shape_logs, shape_search
 from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, redact, target
 from domain.woodpecker.results.render import TEXT_MODES, Summarised, TextMode, fit, is_untrusted, render
@@ -35,21 +34,16 @@ __all__ = [
     "StepFailure",
     "failed_steps",
     "shape_failure_summary",
-    "ACTIONS",
     "AGENT_TOKEN_MARKER",
     "CONFIG_FILES",
     "CONFIG_FILE_BYTES",
     "LINE_CAP",
-    "LISTS",
     "LOG_BUDGET",
-    "LOG_TOOL",
     "LogHit",
     "LogPiece",
     "NEW_AGENT_NOTE",
-    "OBJECTS",
     "REDACTED",
     "RESULT_BUDGET",
-    "SEARCH_TOOL",
     "SETUP",
     "SETUP_WITHOUT_LOGIN",
     "Summarised",
@@ -58,7 +52,6 @@ __all__ = [
     "ShapeError",
     "Shaped",
     "UNTRUSTED_WARNING",
-    "VALUES",
     "decode_configs",
     "failed_repos",
     "failure",

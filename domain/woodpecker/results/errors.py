@@ -7,6 +7,7 @@ from typing import Any
 from domain.tools import ToolSpec
 from domain.woodpecker.results.envelope import Shaped
 from domain.woodpecker.results.text import short, strip_terminal
+from domain.woodpecker.tool import woodpecker
 
 SETUP = (
     "This server is not connected to a Woodpecker instance yet. Set WOODPECKER_URL (the server root, "
@@ -44,47 +45,11 @@ _HINTS: Mapping[str, str] = {
 }
 _DEFAULT_HINT = "Call get_server_info to check the connection."
 
-# (kind of failure, tool) -> what this tool's own quirks add to it.
-_TOOL_HINTS: Mapping[tuple[str, str], str] = {
-    ("unauthorized", "move_repository"): (
-        "Woodpecker answers 401 when this account is not admin of the repository at the new location as well."
-    ),
-    ("server_error", "move_repository"): (
-        "On Woodpecker 3.11 the move is performed and then answered with HTTP 500, so it has probably "
-        "happened: check with get_repository or lookup_repository before retrying; a retry moves the "
-        "repository twice. (3.18 answers cleanly.)"
-    ),
-    ("server_error", "decline_pipeline"): (
-        "A pipeline that is not blocked answers 500: check its status with get_pipeline."
-    ),
-    ("server_error", "trigger_pipeline"): (
-        "No pipeline was started. An unknown branch answers 500 on Woodpecker 3.17: check the branch "
-        "with list_repository_branches."
-    ),
-    **{
-        ("unavailable", name): (
-            "If the request timed out, a pipeline may have started anyway: check list_pipelines before retrying."
-        )
-        for name in ("trigger_pipeline", "restart_pipeline", "run_cron")
-    },
-    ("conflict", "delete_agent"): (
-        "An agent with running tasks cannot be deleted: wait for them (list_agent_tasks) and try again."
-    ),
-}
-
 
 def _specific_hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, detail: str | None) -> str | None:
-    """What this tool's own quirks add to a failure of this kind, if anything."""
-    if kind == "server_error" and tool.name == "repair_repository" and args.get("scope") == "instance":
-        failed = failed_repos(detail)
-        if failed:
-            return (
-                f"{len(failed)} repositories could not be repaired ({', '.join(failed[:20])}"
-                f"{', …' if len(failed) > 20 else ''}); the others were. Repair those one by one "
-                "with scope=repository to see why."
-            )
-        return "Some repositories may not have been repaired; Woodpecker's server log names them."
-    return _TOOL_HINTS.get((kind, tool.name))
+    """What this tool's own quirks add to a failure of this kind, if anything (its declaration says)."""
+    hint = woodpecker(tool).hints.get(kind)
+    return hint(args, detail) if callable(hint) else hint
 
 
 def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str) -> str:

@@ -3,16 +3,8 @@
 from typing import Any
 
 from domain.tools import ToolSpec
-from domain.woodpecker.results.kinds import (
-    ACTIONS,
-    FILTERED,
-    LISTS,
-    LOG_TOOL,
-    OBJECTS,
-    SEARCH_TOOL,
-    SUMMARY_TOOL,
-    VALUES,
-)
+from domain.woodpecker.answers import Done, FailedSteps, Listed, LogLines, LogMatches, One, Value
+from domain.woodpecker.tool import woodpecker
 
 _OPEN_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
 
@@ -21,10 +13,10 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
     """The tool's outputSchema. Woodpecker's objects stay open (a field a new release adds never breaks
     a tool) and no key is required, so the guard's own answers (a question, a token) fit it too."""
     props: dict[str, Any] = {}
-    name = tool.name
-    if name in LISTS:
-        item = {"type": "string"} if name == "list_repository_branches" else dict(_OPEN_OBJECT)
-        props[LISTS[name]] = {"type": "array", "items": item}
+    answer = woodpecker(tool).answer
+    if isinstance(answer, Listed):
+        item = {"type": "string"} if tool.name == "list_repository_branches" else dict(_OPEN_OBJECT)
+        props[answer.key] = {"type": "array", "items": item}
         props["count"] = {"type": "integer", "description": "Entries in this result."}
         props["dropped"] = {
             "type": "integer",
@@ -34,9 +26,9 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
             props["page"] = {"type": "integer"}
             props["per_page"] = {"type": "integer"}
             props["next_page"] = {"type": "integer", "description": "Present when another page may follow."}
-    elif name in OBJECTS:
-        nullable = name in FILTERED
-        props[OBJECTS[name]] = {
+    elif isinstance(answer, One):
+        nullable = answer.filtered
+        props[answer.key] = {
             "type": ["object", "null"] if nullable else "object",
             "additionalProperties": True,
         }
@@ -50,16 +42,16 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
             "items": dict(_OPEN_OBJECT),
             "description": "Parts left out to stay under the size budget.",
         }
-    elif name in VALUES:
-        props[VALUES[name]] = {"type": "string"}
-    elif name in ACTIONS:
+    elif isinstance(answer, Value):
+        props[answer.key] = {"type": "string"}
+    elif isinstance(answer, Done):
         props["done"] = {"type": "boolean"}
         props["target"] = dict(_OPEN_OBJECT)
-    elif name == LOG_TOOL:
+    elif isinstance(answer, LogLines):
         props.update(_LOG_PROPERTIES)
-    elif name == SEARCH_TOOL:
+    elif isinstance(answer, LogMatches):
         props.update(_SEARCH_PROPERTIES)
-    elif name == SUMMARY_TOOL:
+    elif isinstance(answer, FailedSteps):
         props.update(_SUMMARY_PROPERTIES)
     props["note"] = {"type": "string"}
     if tool.untrusted_output:

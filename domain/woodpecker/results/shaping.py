@@ -5,22 +5,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.tools import ToolSpec
+from domain.woodpecker.answers import Done, Listed, One, Value
 from domain.woodpecker.results.budget import RESULT_BUDGET, fit_object, fit_prefix
 from domain.woodpecker.results.configs import decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped, ShapeError, as_list
-from domain.woodpecker.results.kinds import (
-    ACTIONS,
-    ENTRY_KIND,
-    FILTERED,
-    LISTS,
-    OBJECT_TEXT,
-    OBJECTS,
-    VALUE_TEXT,
-    VALUES,
-)
+from domain.woodpecker.results.kinds import ENTRY_KIND
 from domain.woodpecker.results.redaction import redact, scrub, target
 from domain.woodpecker.results.render import Summarised, TextMode, fit, render
 from domain.woodpecker.results.text import fill
+from domain.woodpecker.tool import woodpecker
 
 NEW_AGENT_NOTE = (
     "token is this agent's secret: the agent presents it to the server (WOODPECKER_AGENT_SECRET on the "
@@ -55,18 +48,19 @@ def _shaper(
     """Shape the result for a given room: the answer is redacted and cleaned once, here; only the
     fitting to the room is done again for each room `fit` tries."""
     name = tool.name
+    answer = woodpecker(tool).answer
     data = redact(data, keep_agent_tokens=name == "create_agent")
     out: dict[str, Any] = dict(UNTRUSTED_MARKERS) if tool.untrusted_output else {}
-    if name in LISTS:
-        return _list_shaper(tool, args, data, out)
-    if name in OBJECTS:
-        return _object_shaper(name, args, data, out, status, headers)
-    if name in VALUES:
+    if isinstance(answer, Listed):
+        return _list_shaper(tool, answer, args, data, out)
+    if isinstance(answer, One):
+        return _object_shaper(name, answer, args, data, out, status, headers)
+    if isinstance(answer, Value):
         if not isinstance(data, Mapping) or not isinstance(data.get("log-level"), str):
             raise ShapeError("Woodpecker's log level answer has no log-level field")
-        out[VALUES[name]] = data["log-level"]
-        text = fill(VALUE_TEXT[name], {"value": data["log-level"]})
-    elif name in ACTIONS:
+        out[answer.key] = data["log-level"]
+        text = fill(answer.summary, {"value": data["log-level"]})
+    elif isinstance(answer, Done):
         out["done"] = True
         out["target"] = target(args)
         fields = {**args, "scope_text": _scope_text(args)}
@@ -75,7 +69,7 @@ def _shaper(
             if args.get("scope") == "instance"
             else f"repository {args.get('repo_id')} (webhook and permissions)"
         )
-        text = fill(ACTIONS[name], fields)
+        text = fill(answer.summary, fields)
     else:
         raise ValueError(f"{name} is not shaped by shape()")  # get_step_logs has its own
     fixed = Summarised(out, text)
@@ -83,9 +77,9 @@ def _shaper(
 
 
 def _list_shaper(
-    tool: ToolSpec, args: Mapping[str, Any], data: Any, out: dict[str, Any]
+    tool: ToolSpec, answer: Listed, args: Mapping[str, Any], data: Any, out: dict[str, Any]
 ) -> Callable[[int], Summarised]:
-    key = LISTS[tool.name]
+    key = answer.key
     notes: list[str] = []
     if tool.name == "get_pipeline_config":
         items, notes = decode_configs(data)
@@ -110,15 +104,16 @@ def _list_shaper(
 
 def _object_shaper(
     name: str,
+    answer: One,
     args: Mapping[str, Any],
     data: Any,
     out: dict[str, Any],
     status: int,
     headers: Mapping[str, str],
 ) -> Callable[[int], Summarised]:
-    key = OBJECTS[name]
+    key = answer.key
     flagged = any(k.lower() == "pipeline-filtered" and v == "true" for k, v in headers.items())
-    if name in FILTERED and (status == 204 or data is None or flagged):
+    if answer.filtered and (status == 204 or data is None or flagged):
         out[key] = None
         out["created"] = False
         out["note"] = "No pipeline was created: the pipeline config skipped or filtered out every workflow."
@@ -131,7 +126,7 @@ def _object_shaper(
         raise ShapeError("Woodpecker answered something other than an object")
     obj = _clean(key, data)
     out[key] = obj
-    if name in FILTERED:
+    if answer.filtered:
         out["created"] = True
     if name == "create_agent":
         out["note"] = NEW_AGENT_NOTE
@@ -140,7 +135,7 @@ def _object_shaper(
         # fit_object trims in place: each room starts from its own copy of the cleaned answer.
         fitting = fit_object(copy.deepcopy(out), key, room)
         trimmed = fitting[key] if isinstance(fitting[key], Mapping) else {}
-        return Summarised(fitting, fill(OBJECT_TEXT[name], args, _object_fields(name, trimmed, args)))
+        return Summarised(fitting, fill(answer.summary, args, _object_fields(name, key, trimmed, args)))
 
     return fitted
 
@@ -162,12 +157,12 @@ def _clean(kind: str, entry: Any) -> Any:
     return cleaned
 
 
-def _object_fields(name: str, obj: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
+def _object_fields(name: str, key: str, obj: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
     fields = dict(obj)
     fields["scope_text"] = _scope_text(args)
     if name == "restart_pipeline":
         fields["old"] = args.get("number")
-    if OBJECTS[name] == "pipeline":
+    if key == "pipeline":
         fields["repo_id"] = args.get("repo_id")
     if name == "get_queue_info":
         raw = obj.get("stats")
@@ -229,7 +224,12 @@ def _narrowing(tool: ToolSpec) -> str:
 
 
 def shape_server_info(
-    version: Any, healthy: bool, health_note: str | None, token_configured: bool, text: TextMode = "full"
+    tool: ToolSpec,
+    version: Any,
+    healthy: bool,
+    health_note: str | None,
+    token_configured: bool,
+    text: TextMode = "full",
 ) -> Shaped:
     """get_server_info: version and health, with whether calls that need a token can be made."""
     if not isinstance(version, Mapping):
@@ -243,7 +243,8 @@ def shape_server_info(
     out: dict[str, Any] = {"server": server}
     if health_note:
         out["note"] = health_note
-    summary = fill(OBJECT_TEXT["get_server_info"], server)
+    answer = woodpecker(tool).answer
+    summary = fill(answer.summary if isinstance(answer, One) else "Woodpecker {version}.", server)
     if not token_configured:
         summary += " No token is configured: every other tool needs WOODPECKER_TOKEN."
     return Shaped(out, render(Summarised(out, summary), text))

@@ -1,0 +1,57 @@
+"""What a tool answers, as part of its declaration: the shape its result is given and how its summary reads.
+
+A summary's `{fields}` come from the answered object, then from the caller's arguments (see
+results/shaping.py).
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A list under `key`, trimmed to the budget by whole entries."""
+
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class One:
+    """One object under `key`, summarised by `summary`. `filtered`: the call starts a pipeline, and a
+    204 or a Pipeline-Filtered header means none was created (the object is then null)."""
+
+    key: str
+    summary: str
+    filtered: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One value under `key`; `summary` names it as {value}."""
+
+    key: str
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """An empty success (204): the result says what was done to which target."""
+
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class LogLines:
+    """A window of a step's log lines (results/logs.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogMatches:
+    """A step's log lines that match a pattern, with context (results/logs.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FailedSteps:
+    """A pipeline's failed steps with their error-looking and last lines (results/failures.py)."""
+
+
+Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps

@@ -1,0 +1,182 @@
+"""How a guarded tool's question is declared: what will happen, then what it costs.
+
+Nothing read from Woodpecker reaches a question (no branch, title, message, log line, or a
+name somebody else typed): a question only sees the caller's arguments and our own reason
+ids. A value the caller chose appears only on a labelled, flattened, shortened line: a
+body-bound question lists every field the call sets, each on its own line, with its new value
+when that is a boolean, a number, an enum, a URL or a plain name, and only named when it is a
+secret or free text. Each tool's own question is in its declaration (domain/woodpecker/catalogue/).
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from domain.guard.fingerprint import body_of
+from domain.guard.question import Question, build, labelled
+from domain.tools import Param, ToolSpec
+
+Builder = Callable[[ToolSpec, Mapping[str, Any], frozenset[str]], Question]
+_Lines = Callable[[Mapping[str, Any]], list[str]]
+
+UNDESCRIBED = "This server cannot describe the change more exactly, so it asks before acting."
+ADMIN_COST = (
+    "An instance admin controls the whole Woodpecker instance: every repository, secret, agent, "
+    "forge and user."
+)
+
+
+def _id(args: Mapping[str, Any], name: str) -> str:
+    """A numeric id as digits; anything else is never printed."""
+    value = args.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return "(unknown)"
+
+
+def _owned(args: Mapping[str, Any], noun: str) -> str:
+    """ "a secret of repository 21", "a secret of organization 3" or "a global secret"."""
+    scope = args.get("scope")
+    if scope == "repository":
+        return f"a {noun} of repository {_id(args, 'repo_id')}"
+    if scope == "organization":
+        return f"a {noun} of organization {_id(args, 'org_id')}"
+    if scope == "global":
+        return f"a global {noun}, available to every repository"
+    return f"a {noun} of an unrecognised scope"
+
+
+def _agent_owner(args: Mapping[str, Any]) -> str:
+    return f" of organization {_id(args, 'org_id')}" if args.get("org_id") is not None else ""
+
+
+def _agent_scope(args: Mapping[str, Any]) -> str:
+    owner = _agent_owner(args)
+    return f" for organization {_id(args, 'org_id')}" if owner else " for the whole instance"
+
+
+# Placeholders of a question's first sentence that are phrases; every other {name} is the id `name`.
+# Either way only digits and fixed words are printed.
+_PHRASES: Mapping[str, Callable[[Mapping[str, Any]], str]] = {
+    "secret": lambda args: _owned(args, "secret"),
+    "registry": lambda args: _owned(args, "registry"),
+    "agent_owner": _agent_owner,
+    "agent_scope": _agent_scope,
+}
+
+
+class _Ids(dict[str, str]):
+    """The values of a first sentence's placeholders, worked out from the arguments when asked for."""
+
+    def __init__(self, args: Mapping[str, Any]) -> None:
+        super().__init__()
+        self.args = args
+
+    def __missing__(self, key: str) -> str:
+        phrase = _PHRASES.get(key)
+        return phrase(self.args) if phrase else _id(self.args, key)
+
+
+# Strings shown with their value although they have no format: names restricted to a plain form.
+_PLAIN_NAMES = frozenset({"deploy_to"})
+NOT_SHOWN = "(set, not shown here)"
+
+
+def _value_text(param: Param | None, value: Any) -> str:
+    """A field's new value as a question may show it: booleans, numbers, enums, URLs and plain names
+    as they are; a secret, a password or free text only as "set"; a list of free text by its size."""
+    if param is not None and param.sensitive:
+        return NOT_SHOWN
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list | tuple):
+        if not value:
+            return "(empty)"
+        items = param.constraints.get("items", {}) if param is not None else {}
+        if "enum" in items and all(isinstance(v, str) and v in items["enum"] for v in value):
+            return ", ".join(value)
+        return f"{len(value)} entr{'y' if len(value) == 1 else 'ies'} (not shown here)"
+    if isinstance(value, str) and param is not None:
+        if value == "":
+            return "(empty)"
+        if value in param.choices or param.constraints.get("format") == "uri" or param.name in _PLAIN_NAMES:
+            return value
+    return NOT_SHOWN
+
+
+def field_lines(tool: ToolSpec, args: Mapping[str, Any]) -> list[str]:
+    """One labelled line per field the call sets (every argument but the targets), in catalogue order."""
+    params = {p.name: p for p in tool.params}
+    body = body_of(tool, args)
+    return [
+        labelled(f"New {name}", _value_text(params.get(name), body[name]))
+        for name in (p.name for p in tool.params)
+        if name in body
+    ]
+
+
+def _unknown(reasons: frozenset[str], known: frozenset[str]) -> list[str]:
+    return [UNDESCRIBED] if reasons - known - {"always"} else []
+
+
+@dataclass(frozen=True, slots=True)
+class _When:
+    """A cost sentence and/or labelled line that only some calls get."""
+
+    holds: Callable[[Mapping[str, Any], frozenset[str]], bool]
+    cost: str | None = None
+    lines: _Lines | None = None
+    reason: str | None = None  # the reason id this describes, when it is one
+
+
+def because(reason: str, cost: str, lines: _Lines | None = None) -> _When:
+    """Said when the decision gives `reason`."""
+    return _When(lambda args, reasons: reason in reasons, cost, lines, reason)
+
+
+def given(
+    test: Callable[[Mapping[str, Any]], bool], cost: str | None = None, lines: _Lines | None = None
+) -> _When:
+    """Said when the arguments pass `test`."""
+    return _When(lambda args, reasons: test(args), cost, lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """One tool's question: what will happen, then what it costs.
+
+    `what` holds ids and phrases only (see _PHRASES); `lines` are (label, argument) pairs shown
+    on lines of their own. A question that describes reasons (`describes`, or the reasons of its
+    `when` clauses) says so when the decision gives one it does not describe. `fields`: list every
+    field the call sets on its own line (body-bound tools), see field_lines. `what_when` replaces
+    `what` when its test holds (create_user says whether it grants admin).
+    """
+
+    what: str
+    cost: tuple[str, ...] = ()
+    lines: tuple[tuple[str, str], ...] = ()
+    when: tuple[_When, ...] = ()
+    describes: frozenset[str] = frozenset()
+    fields: bool = False
+    what_when: tuple[Callable[[Mapping[str, Any]], bool], str] | None = None
+
+    def __call__(self, tool: ToolSpec, args: Mapping[str, Any], reasons: frozenset[str]) -> Question:
+        lines = [labelled(label, args.get(name)) for label, name in self.lines]
+        if self.fields:
+            lines += field_lines(tool, args)
+        cost = list(self.cost)
+        for clause in self.when:
+            if clause.holds(args, reasons):
+                if clause.cost:
+                    cost.append(clause.cost)
+                if clause.lines:
+                    lines += clause.lines(args)
+        known = self.describes | {c.reason for c in self.when if c.reason}
+        if known:
+            cost += _unknown(reasons, known)
+        what = self.what
+        if self.what_when is not None and self.what_when[0](args):
+            what = self.what_when[1]
+        return build(what.format_map(_Ids(args)), cost, lines)
