@@ -13,10 +13,6 @@ from domain.woodpecker.tool import woodpecker
 
 Method = Literal["GET", "POST", "PATCH", "DELETE"]
 
-AGENT_PAGE_SIZE = 50
-# An organization with more agents than this is not walked further (bounded work per call).
-AGENT_MAX_PAGES = 100
-
 
 @dataclass(frozen=True, slots=True)
 class Request:
@@ -225,33 +221,6 @@ def current_for_guard(tool: ToolSpec, args: Mapping[str, Any]) -> Request | Mapp
     return reads(args) if reads is not None else None
 
 
-def registry(args: Mapping[str, Any]) -> Request:
-    """The stored registry entry, read back after an update (the repository route echoes the request)."""
-    return Request("GET", scoped("registries", args, "address"))
-
-
-def user(login: str, forge_id: int) -> Request:
-    return Request("GET", f"/api/users/{segment(login)}", {"forge_id": str(forge_id)})
-
-
-def user_patch(login: str, body: Mapping[str, Any]) -> Request:
-    return Request("PATCH", f"/api/users/{segment(login)}", body=dict(body))
-
-
-def agent(args: Mapping[str, Any]) -> Request:
-    return Request("GET", f"/api/agents/{segment(args['agent_id'])}")
-
-
-def org_agents(org_id: int, page: int) -> Request:
-    return Request(
-        "GET", f"/api/orgs/{segment(org_id)}/agents", {"page": str(page), "perPage": str(AGENT_PAGE_SIZE)}
-    )
-
-
-def forge(args: Mapping[str, Any]) -> Request:
-    return Request("GET", f"/api/forges/{segment(args['forge_id'])}")
-
-
 def pipeline(args: Mapping[str, Any]) -> Request:
     return Request("GET", f"/api/repos/{segment(args['repo_id'])}/pipelines/{segment(args['number'])}")
 
@@ -263,62 +232,8 @@ def step_log_path(args: Mapping[str, Any]) -> str:
 # ------------------------------------------------------------------------------------- merging
 
 
-def _record(current: Any, what: str) -> Mapping[str, Any]:
+def record(current: Any, what: str) -> Mapping[str, Any]:
+    """A stored record read before an update; raises ValueError when it is not an object."""
     if not isinstance(current, Mapping):
         raise ValueError(f"the stored {what} is not an object")
     return current
-
-
-def merge_user(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
-    """The complete user record for PATCH /users/{login}: Woodpecker overwrites login, email,
-    avatar_url and admin from the body and finds the row by forge_id and forge_remote_id."""
-    stored = _record(current, "user")
-    return {
-        "login": stored.get("login", args.get("login")),
-        "email": args["email"] if "email" in args else stored.get("email", ""),
-        "avatar_url": stored.get("avatar_url", ""),
-        "admin": args["admin"] if "admin" in args else bool(stored.get("admin", False)),
-        "forge_id": stored.get("forge_id", args.get("forge_id", 1)),
-        "forge_remote_id": stored.get("forge_remote_id", ""),
-    }
-
-
-def merge_agent(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
-    """Woodpecker overwrites both name and no_schedule: the one not passed comes from the stored agent."""
-    stored = _record(current, "agent")
-    return {
-        "name": args["name"] if "name" in args else stored.get("name", ""),
-        "no_schedule": args["no_schedule"]
-        if "no_schedule" in args
-        else bool(stored.get("no_schedule", False)),
-    }
-
-
-_FORGE_FIELDS = ("type", "url", "client", "oauth_host", "skip_verify")
-
-
-def merge_forge(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
-    """The forge record with the changes merged; the client secret goes along only when replaced."""
-    stored = _record(current, "forge")
-    body: dict[str, Any] = {}
-    for name in _FORGE_FIELDS:
-        if name in args:
-            body[name] = args[name]
-        elif name in stored:
-            body[name] = stored[name]
-    body["additional_options"] = stored.get("additional_options") or {}
-    if "oauth_client_secret" in args:
-        body["oauth_client_secret"] = args["oauth_client_secret"]
-    return body
-
-
-def agent_patch(args: Mapping[str, Any], body: Mapping[str, Any]) -> Request:
-    if "org_id" in args:
-        path = f"/api/orgs/{segment(args['org_id'])}/agents/{segment(args['agent_id'])}"
-    else:
-        path = f"/api/agents/{segment(args['agent_id'])}"
-    return Request("PATCH", path, body=dict(body))
-
-
-def forge_patch(args: Mapping[str, Any], body: Mapping[str, Any]) -> Request:
-    return Request("PATCH", f"/api/forges/{segment(args['forge_id'])}", body=dict(body))

@@ -13,7 +13,8 @@ from domain.tools import ToolSpec
 from domain.woodpecker.answers import Answer
 from domain.woodpecker.asking import Builder
 
-if TYPE_CHECKING:  # requests reads the declarations, so it is imported for the types only
+if TYPE_CHECKING:  # requests reads the declarations, so these are imported for the types only
+    from domain.woodpecker.plans import Plan
     from domain.woodpecker.requests import Request
 
 # The read a conditional guard compares against, or None when no comparing field is present.
@@ -34,6 +35,7 @@ class WoodpeckerTool(ToolSpec):
     refused). `unsupported`: an argument the schema accepts but Woodpecker discards, and why (a
     call carrying it is refused). `wildcard`: the path argument Woodpecker routes as a wildcard
     (its slashes travel literally). `current`: the reads its conditional guard compares against.
+    `plan`: how it runs when that is more than its one main request (domain/woodpecker/plans.py).
     """
 
     answer: Answer | None = None
@@ -44,6 +46,7 @@ class WoodpeckerTool(ToolSpec):
     unsupported: tuple[str, str] | None = None
     wildcard: str | None = None
     current: CurrentReads | None = None
+    plan: "Plan | None" = None
 
 
 def woodpecker(tool: ToolSpec) -> WoodpeckerTool:

@@ -8,8 +8,10 @@ from domain.arguments import ArgumentError, show
 from domain.arguments import validate as validate_arguments
 from domain.tools import Catalogue, ToolSpec
 from domain.woodpecker import requests, results
+from domain.woodpecker.plans import Calls, FailureSummary, FindInPages, ServerInfo, StepLog, StepLogSearch
 from domain.woodpecker.requests import Request
 from domain.woodpecker.results import LogHit, LogPiece, Shaped
+from domain.woodpecker.tool import woodpecker
 from ports.woodpecker import (
     ApiCall,
     ApiResponse,
@@ -64,7 +66,6 @@ _KINDS: tuple[tuple[type[WoodpeckerError], str], ...] = (
     (ResponseTooLarge, "too_large"),
     (BadResponse, "bad_response"),
 )
-_SERVER_INFO = "get_server_info"
 
 
 def _kind(error: WoodpeckerError) -> str:
@@ -153,7 +154,8 @@ class ToolRunner:
         failures come back as an error ToolResult with a hint, never as an exception."""
         spec = self._tool(tool)
         cred = self._credential(credential)
-        setup = None if tool == _SERVER_INFO else self.setup_for(cred)
+        # The server's version and health need no credential: that call works before any setup.
+        setup = None if isinstance(woodpecker(spec).plan, ServerInfo) else self.setup_for(cred)
         if setup is not None:
             return ToolResult({"error": {"kind": "not_configured", "message": setup}}, setup, is_error=True)
         try:
@@ -197,21 +199,60 @@ class ToolRunner:
         return await self.gateway.send(call, None if planned.root else credential)
 
     async def _execute(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
-        special = {
-            "get_server_info": self._server_info,
-            "get_step_logs": self._step_logs,
-            "search_step_logs": self._search_step_logs,
-            "get_pipeline_failure_summary": self._failure_summary,
-            "create_user": self._create_user,
-            "update_user": self._update_user,
-            "update_agent": self._update_agent,
-            "update_forge": self._update_forge,
-            "update_registry": self._update_registry,
-        }.get(spec.name)
-        if special is not None:
-            return await special(spec, args, cred)
-        response = await self._send(requests.plan(spec, args), cred)
-        return self._shape(spec, args, response)
+        """Run the tool's declared plan; a tool without one sends its main request."""
+        match woodpecker(spec).plan:
+            case Calls() as calls:
+                return self._shape(spec, args, await self._calls(spec, calls, args, cred))
+            case ServerInfo():
+                return await self._server_info(spec, cred)
+            case StepLog():
+                return await self._step_logs(spec, args, cred)
+            case StepLogSearch():
+                return await self._search_step_logs(spec, args, cred)
+            case FailureSummary():
+                return await self._failure_summary(spec, args, cred)
+        return self._shape(spec, args, await self._send(requests.plan(spec, args), cred))
+
+    async def _calls(
+        self, spec: ToolSpec, plan: Calls, args: dict[str, Any], cred: Credential | None
+    ) -> ApiResponse:
+        """Send a plan's requests in order; the answer of the last one sent is the result."""
+        answers: dict[str, Any] = {}
+        last: ApiResponse | None = None
+        for step in plan.steps:
+            if step.only_if is not None and not step.only_if(args):
+                continue
+            if isinstance(step, FindInPages):
+                answers[step.name] = await self._find(step, args, cred)
+                continue
+            try:
+                planned = requests.plan(spec, args) if step.request is None else step.request(args, answers)
+                last = await self._send(planned, cred)
+                problem = step.check(args, answers, last.data, last.status) if step.check else None
+                if problem is not None:
+                    raise BadResponse(problem)
+            except WoodpeckerError as e:
+                if step.failed is None:
+                    raise
+                raise type(e)(step.failed(args, answers, str(e)), status=e.status, detail=e.detail) from None
+            answers[step.name] = last.data
+        if last is None:
+            raise ValueError(f"{spec.name}: its plan sent nothing")  # a catalogue bug
+        return last
+
+    async def _find(
+        self, step: FindInPages, args: dict[str, Any], cred: Credential | None
+    ) -> Mapping[str, Any]:
+        for page in range(1, step.max_pages + 1):
+            data = (await self._send(step.page(args, page), cred)).data or []
+            if not isinstance(data, list):
+                raise BadResponse(step.not_a_list)
+            for entry in data:
+                if isinstance(entry, Mapping) and step.matches(args, entry):
+                    return entry
+            if len(data) < step.page_size:
+                break
+        raise NotFound(step.not_found(args), status=404)
 
     def _shape(self, spec: ToolSpec, args: Mapping[str, Any], response: ApiResponse) -> Shaped:
         return results.shape(
@@ -224,7 +265,7 @@ class ToolRunner:
             text=self.text,
         )
 
-    async def _server_info(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+    async def _server_info(self, spec: ToolSpec, cred: Credential | None) -> Shaped:
         version = await self._send(Request("GET", "/version"), None)
         healthy, note = True, None
         try:
@@ -316,97 +357,6 @@ class ToolRunner:
         return results.shape_failure_summary(
             spec, args, pipeline, failures, budget=self.log_budget, text=self.text
         )
-
-    async def _create_user(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
-        created = await self._send(requests.plan(spec, args), cred)
-        if not args.get("admin"):
-            return self._shape(spec, args, created)
-        # The grant goes only to the account this create returned, and only after a 200: an existing
-        # login answers 500 (raised above) and must not be promoted by the second request.
-        account = created.data if isinstance(created.data, Mapping) else {}
-        login, forge_id, user_id = account.get("login"), account.get("forge_id"), account.get("id")
-        if (
-            created.status != 200
-            or login != args["login"]
-            or not isinstance(forge_id, int)
-            or isinstance(forge_id, bool)
-            or not isinstance(user_id, int)
-            or isinstance(user_id, bool)
-            or user_id < 1
-        ):
-            raise BadResponse(
-                f"Woodpecker's answer to creating {args['login']} did not name the new account, so it was "
-                "not made admin. Call get_user to check the account, then update_user with admin=true."
-            )
-        try:
-            current = (await self._send(requests.user(login, forge_id), cred)).data
-            if not isinstance(current, Mapping) or current.get("id") != user_id:
-                raise BadResponse("the account read back is not the one just created")
-            patched = await self._send(requests.user_patch(login, requests.merge_user(current, args)), cred)
-            if (
-                not isinstance(patched.data, Mapping)
-                or not patched.data.get("admin")
-                or not patched.data.get("id")
-            ):
-                raise BadResponse("Woodpecker did not store the admin flag.")
-        except WoodpeckerError as e:
-            raise type(e)(
-                f"The account {login} was created, but without admin: making it admin failed ({e}). "
-                "Call update_user with admin=true to finish.",
-                status=e.status,
-                detail=e.detail,
-            ) from None
-        return self._shape(spec, args, patched)
-
-    async def _update_user(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
-        read = requests.user(args["login"], args["forge_id"])
-        current = (await self._send(read, cred)).data
-        patched = await self._send(
-            requests.user_patch(args["login"], requests.merge_user(current, args)), cred
-        )
-        if isinstance(patched.data, Mapping) and not patched.data.get("id"):
-            # Woodpecker finds the row by forge_id + forge_remote_id; when none matches it stores
-            # nothing and echoes the body with id 0, so the stored record below would read as a success.
-            raise BadResponse(
-                f"Woodpecker did not apply the update to {args['login']}: it matched no account by forge "
-                "id and forge_remote_id, so nothing changed. Call get_user to read the account, then try again."
-            )
-        # The PATCH answer echoes the request; the stored record is what to report.
-        return self._shape(spec, args, await self._send(read, cred))
-
-    async def _update_agent(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
-        if "org_id" in args:
-            current = await self._org_agent(args, cred)
-        else:
-            current = (await self._send(requests.agent(args), cred)).data
-        patched = await self._send(requests.agent_patch(args, requests.merge_agent(current, args)), cred)
-        return self._shape(spec, args, patched)
-
-    async def _org_agent(self, args: Mapping[str, Any], cred: Credential | None) -> Mapping[str, Any]:
-        for page in range(1, requests.AGENT_MAX_PAGES + 1):
-            data = (await self._send(requests.org_agents(args["org_id"], page), cred)).data or []
-            if not isinstance(data, list):
-                raise BadResponse("Woodpecker answered the organization's agents in an unexpected shape.")
-            for entry in data:
-                if isinstance(entry, Mapping) and entry.get("id") == args["agent_id"]:
-                    return entry
-            if len(data) < requests.AGENT_PAGE_SIZE:
-                break
-        raise NotFound(
-            f"Agent {args['agent_id']} is not an agent of organization {args['org_id']}. "
-            "Call list_agents with that org_id to see its agents.",
-            status=404,
-        )
-
-    async def _update_forge(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
-        current = (await self._send(requests.forge(args), cred)).data
-        patched = await self._send(requests.forge_patch(args, requests.merge_forge(current, args)), cred)
-        return self._shape(spec, args, patched)
-
-    async def _update_registry(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
-        await self._send(requests.plan(spec, args), cred)
-        # The repository route answers a copy of the request: read the stored entry back.
-        return self._shape(spec, args, await self._send(requests.registry(args), cred))
 
 
 def _find_step(pipeline: Any, step_id: int) -> Mapping[str, Any] | None:

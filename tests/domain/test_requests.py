@@ -10,6 +10,9 @@ from hypothesis import strategies as st
 from domain.arguments import ArgumentError, validate
 from domain.woodpecker import requests
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.catalogue.agents import merge_agent, org_agents
+from domain.woodpecker.catalogue.forges import merge_forge
+from domain.woodpecker.catalogue.users import merge_user
 from domain.woodpecker.requests import Request, check, current_for_guard, plan
 from tests.domain.test_arguments_fuzz import valid_arguments
 
@@ -238,7 +241,7 @@ STORED_USER = {
 
 
 def test_a_partial_user_update_keeps_every_other_field() -> None:
-    body = requests.merge_user(STORED_USER, {"login": "carol", "forge_id": 2, "admin": True})
+    body = merge_user(STORED_USER, {"login": "carol", "forge_id": 2, "admin": True})
     assert body == {
         "login": "carol",
         "email": "carol@example.org",
@@ -247,19 +250,17 @@ def test_a_partial_user_update_keeps_every_other_field() -> None:
         "forge_id": 2,
         "forge_remote_id": "77",
     }
-    body = requests.merge_user(
-        {**STORED_USER, "admin": True}, {"login": "carol", "forge_id": 2, "email": "c@x.org"}
-    )
+    body = merge_user({**STORED_USER, "admin": True}, {"login": "carol", "forge_id": 2, "email": "c@x.org"})
     assert body["admin"] is True and body["email"] == "c@x.org"
 
 
 def test_a_partial_agent_update_sends_both_overwritten_fields() -> None:
     stored = {"id": 3, "name": "runner-1", "no_schedule": True, "token": "t"}
-    assert requests.merge_agent(stored, {"agent_id": 3, "name": "runner-2"}) == {
+    assert merge_agent(stored, {"agent_id": 3, "name": "runner-2"}) == {
         "name": "runner-2",
         "no_schedule": True,
     }
-    assert requests.merge_agent(stored, {"agent_id": 3, "no_schedule": False}) == {
+    assert merge_agent(stored, {"agent_id": 3, "no_schedule": False}) == {
         "name": "runner-1",
         "no_schedule": False,
     }
@@ -275,7 +276,7 @@ def test_a_partial_forge_update_keeps_options_and_never_blanks_the_secret() -> N
         "oauth_host": "",
         "additional_options": {"merge-ref": True},
     }
-    body = requests.merge_forge(stored, {"forge_id": 1, "skip_verify": True})
+    body = merge_forge(stored, {"forge_id": 1, "skip_verify": True})
     assert body == {
         "type": "gitea",
         "url": "https://git.example.org",
@@ -284,14 +285,14 @@ def test_a_partial_forge_update_keeps_options_and_never_blanks_the_secret() -> N
         "skip_verify": True,
         "additional_options": {"merge-ref": True},
     }
-    body = requests.merge_forge(stored, {"forge_id": 1, "oauth_client_secret": "new"})
+    body = merge_forge(stored, {"forge_id": 1, "oauth_client_secret": "new"})
     assert body["oauth_client_secret"] == "new"
 
 
 def test_merging_over_something_that_is_not_a_record_is_an_error() -> None:
     with pytest.raises(ValueError):
-        requests.merge_user(None, {"login": "a", "forge_id": 1})
+        merge_user(None, {"login": "a", "forge_id": 1})
 
 
 def test_org_agents_are_walked_in_pages_of_fifty() -> None:
-    assert requests.org_agents(7, 3) == Request("GET", "/api/orgs/7/agents", {"page": "3", "perPage": "50"})
+    assert org_agents(7, 3) == Request("GET", "/api/orgs/7/agents", {"page": "3", "perPage": "50"})

@@ -1,6 +1,21 @@
 """Agents of the instance or of an organization."""
 
-from domain.tools import Arg, Endpoint, Fixed, GuardRule, Merged, Omitted, Param, Passed, ToolSpec
+from collections.abc import Mapping
+from typing import Any
+
+from domain.tools import (
+    Arg,
+    BodyField,
+    Endpoint,
+    Fixed,
+    GuardRule,
+    Merged,
+    Omitted,
+    Param,
+    Passed,
+    Source,
+    ToolSpec,
+)
 from domain.woodpecker.answers import Done, Listed, One
 from domain.woodpecker.asking import Ask
 from domain.woodpecker.catalogue.common import (
@@ -15,6 +30,8 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.plans import Answers, Args, Call, Calls, FindInPages
+from domain.woodpecker.requests import Request, record, segment
 
 _AGENT_ID = id_param("agent_id", "Agent id, from list_agents.")
 
@@ -41,6 +58,96 @@ _CUSTOM_LABELS = Param(
     },
 )
 
+
+def _instance_or_organization(
+    method: str,
+    path: str,
+    *,
+    query: Mapping[str, Source] | None = None,
+    body: Mapping[str, BodyField] | None = None,
+    success: int = 200,
+) -> tuple[Endpoint, Endpoint]:
+    """The instance's route for `path` without org_id, the organization's route with it."""
+    return (
+        Endpoint(
+            method, "/api" + path, when=Omitted("org_id"), query=query or {}, body=body or {}, success=success
+        ),
+        Endpoint(
+            method,
+            "/api/orgs/{org_id}" + path,
+            when=Passed("org_id"),
+            query=query or {},
+            body=body or {},
+            success=success,
+        ),
+    )
+
+
+# ------------------------------------------------------------------ the read-modify-write of an agent
+
+AGENT_PAGE_SIZE = 50
+# An organization with more agents than this is not walked further (bounded work per call).
+AGENT_MAX_PAGES = 100
+
+
+def org_agents(org_id: int, page: int) -> Request:
+    return Request(
+        "GET", f"/api/orgs/{segment(org_id)}/agents", {"page": str(page), "perPage": str(AGENT_PAGE_SIZE)}
+    )
+
+
+def merge_agent(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Woodpecker overwrites both name and no_schedule: the one not passed comes from the stored agent."""
+    stored = record(current, "agent")
+    return {
+        "name": args["name"] if "name" in args else stored.get("name", ""),
+        "no_schedule": args["no_schedule"]
+        if "no_schedule" in args
+        else bool(stored.get("no_schedule", False)),
+    }
+
+
+def _agent_patch(args: Args, answers: Answers) -> Request:
+    if "org_id" in args:
+        path = f"/api/orgs/{segment(args['org_id'])}/agents/{segment(args['agent_id'])}"
+    else:
+        path = f"/api/agents/{segment(args['agent_id'])}"
+    return Request("PATCH", path, body=merge_agent(answers["current"], args))
+
+
+def _of_an_organization(args: Args) -> bool:
+    return "org_id" in args
+
+
+def _of_the_instance(args: Args) -> bool:
+    return "org_id" not in args
+
+
+# The organization's routes have no GET for one agent: its record is found in the organization's list.
+_READ_MERGE_WRITE = Calls(
+    (
+        Call(
+            "current",
+            lambda args, answers: Request("GET", f"/api/agents/{segment(args['agent_id'])}"),
+            only_if=_of_the_instance,
+        ),
+        FindInPages(
+            "current",
+            lambda args, page: org_agents(args["org_id"], page),
+            lambda args, entry: entry.get("id") == args["agent_id"],
+            page_size=AGENT_PAGE_SIZE,
+            max_pages=AGENT_MAX_PAGES,
+            not_found=lambda args: (
+                f"Agent {args['agent_id']} is not an agent of organization {args['org_id']}. "
+                "Call list_agents with that org_id to see its agents."
+            ),
+            not_a_list="Woodpecker answered the organization's agents in an unexpected shape.",
+            only_if=_of_an_organization,
+        ),
+        Call("patched", _agent_patch),
+    )
+)
+
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "list_agents",
@@ -53,10 +160,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "(instance admin), with it that organization's (organization admin). Tokens are masked."
         ),
         params=(_AGENT_ORG_ID, *PAGING),
-        endpoints=(
-            Endpoint("GET", "/api/agents", when=Omitted("org_id"), query=PAGING_QUERY),
-            Endpoint("GET", "/api/orgs/{org_id}/agents", when=Passed("org_id"), query=PAGING_QUERY),
-        ),
+        endpoints=(*_instance_or_organization("GET", "/agents", query=PAGING_QUERY),),
         notes=(
             (
                 "Woodpecker returns every agent's token in clear text: replace it with a redaction "
@@ -129,17 +233,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             CONFIRM_TOKEN,
         ),
         endpoints=(
-            Endpoint(
-                "POST",
-                "/api/agents",
-                when=Omitted("org_id"),
-                body={"name": Arg("name"), "no_schedule": Arg("no_schedule")},
-            ),
-            Endpoint(
-                "POST",
-                "/api/orgs/{org_id}/agents",
-                when=Passed("org_id"),
-                body={"name": Arg("name"), "no_schedule": Arg("no_schedule")},
+            *_instance_or_organization(
+                "POST", "/agents", body={"name": Arg("name"), "no_schedule": Arg("no_schedule")}
             ),
         ),
         notes=(
@@ -199,16 +294,9 @@ TOOLS: tuple[ToolSpec, ...] = (
                 step="before the update (current record: walk the pages until the id is found)",
                 query={"perPage": Fixed("50")},
             ),
-            Endpoint(
+            *_instance_or_organization(
                 "PATCH",
-                "/api/agents/{agent_id}",
-                when=Omitted("org_id"),
-                body={"name": Merged("name"), "no_schedule": Merged("no_schedule")},
-            ),
-            Endpoint(
-                "PATCH",
-                "/api/orgs/{org_id}/agents/{agent_id}",
-                when=Passed("org_id"),
+                "/agents/{agent_id}",
                 body={"name": Merged("name"), "no_schedule": Merged("no_schedule")},
             ),
         ),
@@ -227,6 +315,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         answer=One("agent", "Updated agent {id}."),
         changes=("name", "no_schedule"),
         unsupported=("custom_labels", "an agent's labels come from WOODPECKER_AGENT_LABELS on its host"),
+        plan=_READ_MERGE_WRITE,
     ),
     write_tool(
         "delete_agent",
@@ -241,10 +330,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "no_schedule=true). Without org_id it needs an instance admin. Always asks a person first."
         ),
         params=(_AGENT_ID, _AGENT_ORG_ID, CONFIRM_TOKEN),
-        endpoints=(
-            Endpoint("DELETE", "/api/agents/{agent_id}", when=Omitted("org_id"), success=204),
-            Endpoint("DELETE", "/api/orgs/{org_id}/agents/{agent_id}", when=Passed("org_id"), success=204),
-        ),
+        endpoints=(*_instance_or_organization("DELETE", "/agents/{agent_id}", success=204),),
         notes=("409 'Agent has running tasks' while it is busy. 204 on success (the swagger says 200).",),
         answer=Done("Deleted agent {agent_id}."),
         question=Ask(

@@ -7,6 +7,7 @@ from typing import Any
 from domain.tools import Annotations, Arg, BodyField, Endpoint, GuardRule, Is, Param, Source
 from domain.woodpecker.answers import Answer
 from domain.woodpecker.asking import Builder
+from domain.woodpecker.plans import Plan
 from domain.woodpecker.tool import CurrentReads, Hint, WoodpeckerTool
 
 # Every call leaves this process for the Woodpecker server, so open_world is true throughout.
@@ -171,27 +172,26 @@ def read_tool(
     untrusted_output: bool = False,
     hints: Mapping[str, Hint] | None = None,
     wildcard: str | None = None,
+    plan: Plan | None = None,
 ) -> WoodpeckerTool:
     """A read tool: read-only annotations, never guarded."""
-    return WoodpeckerTool(
-        name=name,
-        title=_title(name),
+    declared = write_tool(
+        name,
         group=group,
-        kind="read",
-        admin=admin,
-        admin_when=admin_when,
-        essential=essential,
         annotations=READ,
-        guard=None,
-        untrusted_output=untrusted_output,
         description=description,
+        answer=answer,
         params=params,
         endpoints=endpoints,
         notes=notes,
-        answer=answer,
-        hints=hints or {},
-        wildcard=wildcard,
+        admin=admin,
+        admin_when=admin_when,
+        essential=essential,
+        untrusted_output=untrusted_output,
+        hints=hints,
+        plan=plan,
     )
+    return replace(declared, kind="read", wildcard=wildcard)
 
 
 def write_tool(
@@ -215,6 +215,7 @@ def write_tool(
     changes: tuple[str, ...] = (),
     unsupported: tuple[str, str] | None = None,
     current: CurrentReads | None = None,
+    plan: Plan | None = None,
 ) -> WoodpeckerTool:
     """A write tool, with its annotations and, when it asks a person, its guard rule, question and why."""
     return WoodpeckerTool(
@@ -239,6 +240,7 @@ def write_tool(
         changes=changes,
         unsupported=unsupported,
         current=current,
+        plan=plan,
     )
 
 

@@ -18,6 +18,8 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.plans import Args, Call, Calls
+from domain.woodpecker.requests import Request, record, segment
 
 _URL_RULES: Mapping[str, Any] = {"maxLength": 500, "format": "uri", "pattern": "^https?://"}
 
@@ -49,6 +51,42 @@ _OAUTH_HOST = Param(
     False,
     "The forge URL the browser is sent to for the OAuth redirect, when it differs from url.",
     constraints=_URL_RULES,
+)
+
+
+# ------------------------------------------------------------------ the read-modify-write of a forge
+
+_FORGE_FIELDS = ("type", "url", "client", "oauth_host", "skip_verify")
+
+
+def merge_forge(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The forge record with the changes merged; the client secret goes along only when replaced."""
+    stored = record(current, "forge")
+    body: dict[str, Any] = {}
+    for name in _FORGE_FIELDS:
+        if name in args:
+            body[name] = args[name]
+        elif name in stored:
+            body[name] = stored[name]
+    body["additional_options"] = stored.get("additional_options") or {}
+    if "oauth_client_secret" in args:
+        body["oauth_client_secret"] = args["oauth_client_secret"]
+    return body
+
+
+def _forge(args: Args) -> str:
+    return f"/api/forges/{segment(args['forge_id'])}"
+
+
+# PATCH overwrites the whole record: read it, merge the changes over it, send it back.
+_READ_MERGE_WRITE = Calls(
+    (
+        Call("current", lambda args, answers: Request("GET", _forge(args))),
+        Call(
+            "patched",
+            lambda args, answers: Request("PATCH", _forge(args), body=merge_forge(answers["current"], args)),
+        ),
+    )
 )
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -239,6 +277,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         why="A mistake locks everyone out of sign-in and cuts Woodpecker off its repositories.",
         changes=("type", "url", "client", "oauth_client_secret", "oauth_host", "skip_verify"),
+        plan=_READ_MERGE_WRITE,
     ),
     write_tool(
         "delete_forge",

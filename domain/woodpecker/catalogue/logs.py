@@ -16,6 +16,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.plans import StepLog, StepLogSearch
 
 _STEP_ID = id_param("step_id", "The step's id as get_pipeline lists it (its database id, not its pid).")
 
@@ -41,6 +42,7 @@ ADDED_PARAMS: Mapping[str, tuple[Param, ...]] = {"get_step_logs": (_FROM_LINE, _
 
 # Documented additions beyond the shared catalogue (see the package's docstring).
 ADDED: tuple[str, ...] = ("search_step_logs",)
+
 
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
@@ -94,6 +96,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Log text is whatever the step's container printed.",
         ),
         answer=LogLines(),
+        plan=StepLog(),
     ),
     write_tool(
         "delete_step_logs",
@@ -186,5 +189,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         notes=("The log is read once as it streams; memory is bounded by the matches kept.",),
         answer=LogMatches(),
+        plan=StepLogSearch(),
     ),
 )

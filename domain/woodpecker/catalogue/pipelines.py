@@ -23,6 +23,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.plans import FailureSummary
 from domain.woodpecker.requests import Request, pipeline, segment
 
 # git's ref rules (git check-ref-format) for a branch that Woodpecker builds from.
@@ -505,5 +506,6 @@ TOOLS: tuple[ToolSpec, ...] = (
             "counted); the list of error signs is domain/woodpecker/results/failures.py's ERROR_SIGNS.",
         ),
         answer=FailedSteps(),
+        plan=FailureSummary(),
     ),
 )

@@ -16,6 +16,8 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.plans import Call, Calls
+from domain.woodpecker.requests import Request, scoped
 
 _REGISTRY_ADDRESS = Param(
     "address",
@@ -28,6 +30,15 @@ _REGISTRY_ADDRESS = Param(
         "maxLength": 200,
         "pattern": r"^(?!\.\.?(/|$))(?!.*/\.\.?(/|$))[A-Za-z0-9.:_-]+(/[A-Za-z0-9._-]+)*$",
     },
+)
+
+
+# The repository route answers a copy of the request: the stored entry is read back to report it.
+_WRITE_READ_BACK = Calls(
+    (
+        Call("updated"),
+        Call("stored", lambda args, answers: Request("GET", scoped("registries", args, "address"))),
+    )
 )
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -184,6 +195,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         why="Pipelines pull with a password nobody can read back.",
         changes=("username", "password"),
+        plan=_WRITE_READ_BACK,
     ),
     write_tool(
         "delete_registry",

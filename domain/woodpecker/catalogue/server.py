@@ -11,6 +11,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.plans import ServerInfo
 
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
@@ -34,6 +35,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "version is 'dev' or 'next-<sha>' on development builds.",
         ),
         answer=One("server", "Woodpecker {version}; healthy: {healthy}."),
+        plan=ServerInfo(),
     ),
     read_tool(
         "get_queue_info",

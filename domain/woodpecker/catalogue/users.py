@@ -1,5 +1,8 @@
 """Woodpecker accounts (instance admin)."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from domain.tools import Arg, Endpoint, GuardRule, Merged, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, Listed, One
@@ -15,6 +18,8 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.plans import Answers, Args, Call, Calls
+from domain.woodpecker.requests import Request, record, segment
 
 _USER_FORGE_ID = id_param(
     "forge_id",
@@ -28,6 +33,130 @@ _LOGIN = Param(
     True,
     "The account's login, spelled exactly as in the forge.",
     constraints={"minLength": 1, "maxLength": 200, "pattern": r"^(?!\.\.?$)[A-Za-z0-9._-]+$"},
+)
+
+
+# ------------------------------------------------------------------ the read-modify-write of an account
+
+
+def _user(login: str, forge_id: int) -> Request:
+    return Request("GET", f"/api/users/{segment(login)}", {"forge_id": str(forge_id)})
+
+
+def _user_patch(login: str, body: Mapping[str, Any]) -> Request:
+    return Request("PATCH", f"/api/users/{segment(login)}", body=dict(body))
+
+
+def merge_user(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The complete user record for PATCH /users/{login}: Woodpecker overwrites login, email,
+    avatar_url and admin from the body and finds the row by forge_id and forge_remote_id."""
+    stored = record(current, "user")
+    return {
+        "login": stored.get("login", args.get("login")),
+        "email": args["email"] if "email" in args else stored.get("email", ""),
+        "avatar_url": stored.get("avatar_url", ""),
+        "admin": args["admin"] if "admin" in args else bool(stored.get("admin", False)),
+        "forge_id": stored.get("forge_id", args.get("forge_id", 1)),
+        "forge_remote_id": stored.get("forge_remote_id", ""),
+    }
+
+
+# What PATCH /users/{login} overwrites: the whole record, merged by merge_user.
+_USER_RECORD = {
+    name: Merged(name) for name in ("login", "email", "avatar_url", "admin", "forge_id", "forge_remote_id")
+}
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _grants_admin(args: Args) -> bool:
+    return bool(args.get("admin"))
+
+
+def _names_the_new_account(args: Args, answers: Answers, data: Any, status: int) -> str | None:
+    """The grant goes only to the account this create returned, and only after a 200: an existing
+    login answers 500 (a failure before this) and must not be promoted by the second request."""
+    if not _grants_admin(args):
+        return None
+    account: Mapping[str, Any] = data if isinstance(data, Mapping) else {}
+    user_id: Any = account.get("id")
+    if (
+        status != 200
+        or account.get("login") != args["login"]
+        or not _is_id(account.get("forge_id"))
+        or not _is_id(user_id)
+        or user_id < 1
+    ):
+        return (
+            f"Woodpecker's answer to creating {args['login']} did not name the new account, so it was "
+            "not made admin. Call get_user to check the account, then update_user with admin=true."
+        )
+    return None
+
+
+def _the_created_account(args: Args, answers: Answers, data: Any, status: int) -> str | None:
+    if not isinstance(data, Mapping) or data.get("id") != answers["created"]["id"]:
+        return "the account read back is not the one just created"
+    return None
+
+
+def _stored_admin(args: Args, answers: Answers, data: Any, status: int) -> str | None:
+    if not isinstance(data, Mapping) or not data.get("admin") or not data.get("id"):
+        return "Woodpecker did not store the admin flag."
+    return None
+
+
+def _created_without_admin(args: Args, answers: Answers, message: str) -> str:
+    return (
+        f"The account {args['login']} was created, but without admin: making it admin failed ({message}). "
+        "Call update_user with admin=true to finish."
+    )
+
+
+def _matched_an_account(args: Args, answers: Answers, data: Any, status: int) -> str | None:
+    """Woodpecker finds the row by forge_id + forge_remote_id; when none matches it stores nothing and
+    echoes the body with id 0, so the stored record read next would read as a success."""
+    if isinstance(data, Mapping) and not data.get("id"):
+        return (
+            f"Woodpecker did not apply the update to {args['login']}: it matched no account by forge "
+            "id and forge_remote_id, so nothing changed. Call get_user to read the account, then try again."
+        )
+    return None
+
+
+# Woodpecker's POST ignores admin: a grant is update_user's read-modify-write of the created account.
+_CREATE_THEN_GRANT = Calls(
+    (
+        Call("created", check=_names_the_new_account),
+        Call(
+            "current",
+            lambda args, answers: _user(args["login"], answers["created"]["forge_id"]),
+            check=_the_created_account,
+            only_if=_grants_admin,
+            failed=_created_without_admin,
+        ),
+        Call(
+            "patched",
+            lambda args, answers: _user_patch(args["login"], merge_user(answers["current"], args)),
+            check=_stored_admin,
+            only_if=_grants_admin,
+            failed=_created_without_admin,
+        ),
+    )
+)
+# The PATCH answer echoes the request; the stored record read back is what to report.
+_READ_MERGE_WRITE_READ = Calls(
+    (
+        Call("current", lambda args, answers: _user(args["login"], args["forge_id"])),
+        Call(
+            "patched",
+            lambda args, answers: _user_patch(args["login"], merge_user(answers["current"], args)),
+            check=_matched_an_account,
+        ),
+        Call("stored", lambda args, answers: _user(args["login"], args["forge_id"])),
+    )
 )
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -127,14 +256,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "PATCH",
                 "/api/users/{login}",
                 step="after the create, when admin is true",
-                body={
-                    "login": Merged("login"),
-                    "email": Merged("email"),
-                    "avatar_url": Merged("avatar_url"),
-                    "admin": Merged("admin"),
-                    "forge_id": Merged("forge_id"),
-                    "forge_remote_id": Merged("forge_remote_id"),
-                },
+                body=_USER_RECORD,
             ),
         ),
         notes=(
@@ -169,6 +291,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
         ),
         why="Sign-in finds a pre-created account before the 'registration closed' check: a new account lets a person in.",
+        plan=_CREATE_THEN_GRANT,
     ),
     write_tool(
         "update_user",
@@ -210,14 +333,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             Endpoint(
                 "PATCH",
                 "/api/users/{login}",
-                body={
-                    "login": Merged("login"),
-                    "email": Merged("email"),
-                    "avatar_url": Merged("avatar_url"),
-                    "admin": Merged("admin"),
-                    "forge_id": Merged("forge_id"),
-                    "forge_remote_id": Merged("forge_remote_id"),
-                },
+                body=_USER_RECORD,
             ),
             Endpoint(
                 "GET",
@@ -245,6 +361,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         why="An instance admin controls every repository, secret, agent, forge and user.",
         changes=("email", "admin"),
+        plan=_READ_MERGE_WRITE_READ,
     ),
     write_tool(
         "delete_user",
