@@ -26,10 +26,11 @@ class One:
 
 @dataclass(frozen=True, slots=True)
 class Value:
-    """One value under `key`; `summary` names it as {value}."""
+    """One value under `key`, read from the answered object's `field`; `summary` names it as {value}."""
 
     key: str
     summary: str
+    field: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,7 +61,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         description="Returns the log level the server runs with. Instance admin only.",
         endpoints=(Endpoint("GET", "/api/log-level"),),
         notes=('Answers {"log-level": "info"}.',),
-        answer=Value("log_level", "The server logs at level {value}."),
+        answer=Value("log_level", "The server logs at level {value}.", field="log-level"),
     ),
     write_tool(
         "pause_queue",
@@ -132,7 +132,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "an empty body."
             ),
         ),
-        answer=Value("log_level", "Log level set to {value}."),
+        answer=Value("log_level", "Log level set to {value}.", field="log-level"),
         question=Ask(
             "This will set the Woodpecker server's log level so that it records almost nothing.",
             ("Failures and misuse go unrecorded until the level is raised again.",),

@@ -56,10 +56,12 @@ def _shaper(
     if isinstance(answer, One):
         return _object_shaper(name, answer, args, data, out, status, headers)
     if isinstance(answer, Value):
-        if not isinstance(data, Mapping) or not isinstance(data.get("log-level"), str):
-            raise ShapeError("Woodpecker's log level answer has no log-level field")
-        out[answer.key] = data["log-level"]
-        text = fill(answer.summary, {"value": data["log-level"]})
+        if not isinstance(data, Mapping) or not isinstance(data.get(answer.field), str):
+            raise ShapeError(
+                f"Woodpecker's {answer.key.replace('_', ' ')} answer has no {answer.field} field"
+            )
+        out[answer.key] = data[answer.field]
+        text = fill(answer.summary, {"value": data[answer.field]})
     elif isinstance(answer, Done):
         out["done"] = True
         out["target"] = target(args)
