@@ -12,20 +12,21 @@ from urllib.parse import urlsplit
 
 from domain.tools import Is, Omitted, Param, Passed, ToolSpec, When
 
-# JSON Schema keywords our Param.constraints may carry that go into the published schema as they are.
+# The JSON Schema keywords of Param.constraints that the listed inputSchema carries: what a model
+# can use to fill an argument in. The others (minLength, maxLength, pattern, maxItems,
+# maxProperties, propertyNames) guard what reaches Woodpecker's URLs and bodies; validation
+# applies them all, the listed schema leaves them out (docs/adr/0029: the tool list budget).
 _SCHEMA_KEYS = (
     "minimum",
     "maximum",
-    "minLength",
-    "maxLength",
-    "pattern",
     "format",
     "default",
     "minItems",
-    "maxItems",
     "uniqueItems",
-    "maxProperties",
 )
+_ITEM_KEYS = ("type", "enum", "format")
+# What `validate` also enforces, for `validation_schema` (tests hold the two to the same verdicts).
+_GUARD_KEYS = ("minLength", "maxLength", "pattern", "maxItems", "maxProperties")
 _JSON_TYPES = {
     "string": "string",
     "integer": "integer",
@@ -34,9 +35,9 @@ _JSON_TYPES = {
     "object": "object",
 }
 # A maximum at or above this says nothing a model can use (ids are bounded at 2**53 - 1 only so
-# that a JSON client carries them exactly): validation still applies it, the listed schema
-# leaves it out, which keeps tools/list shorter (see bench/tool_list_bytes.py).
-_MEANINGLESS_MAXIMUM = 2**31
+# that a JSON client carries them exactly, pages at 10,000 only to bound a request): validation
+# still applies it, the listed schema leaves it out (see bench/tool_list_bytes.py).
+_MEANINGLESS_MAXIMUM = 10_000
 _MAX_PROBLEMS = 4
 _MAX_MESSAGE = 900
 _SHOW = 40
@@ -84,24 +85,41 @@ def _applies_when(param: Param) -> When | None:
 # ------------------------------------------------------------------------------------------- schema
 
 
+def _words(when: When) -> str:
+    """A condition in the fewest words a model reads right (`scope=repository`), for listed schemas."""
+    return f"{when.name}={when.value}" if isinstance(when, Is) else when.describe()
+
+
 def _describe(param: Param) -> str:
     text = param.description.rstrip()
     required_when, only_when = _conditions(param)
     if required_when is not None:
-        text += f" Required when {required_when.describe()}; refused otherwise."
+        text += f" Required iff {_words(required_when)}."
     elif only_when is not None:
-        text += f" Only when {only_when.describe()}; refused otherwise."
-    return text
+        text += f" Only if {_words(only_when)}."
+    return text.strip()
 
 
-def _sub_schema(spec: Mapping[str, Any]) -> dict[str, Any]:
-    schema = dict(spec)
+def _sub_schema(spec: Mapping[str, Any], complete: bool) -> dict[str, Any]:
+    schema = dict(spec) if complete else {k: spec[k] for k in _ITEM_KEYS if k in spec}
     if "enum" in schema and "type" not in schema:
         schema = {"type": "string", **schema}
     return schema
 
 
-def _param_schema(param: Param) -> dict[str, Any]:
+def _listed(key: str, value: Any, c: Mapping[str, Any]) -> bool:
+    """Whether a constraint tells a model something (validation applies it either way)."""
+    if key == "maximum":
+        return bool(value < _MEANINGLESS_MAXIMUM)
+    if key == "default" and value is False:
+        return False  # a flag is off unless passed: no news either
+    if key == "minimum":
+        # An id's floor of 1 is no news; a floor that goes with a listed ceiling is part of a range.
+        return not (value == 1 and c.get("maximum", _MEANINGLESS_MAXIMUM) >= _MEANINGLESS_MAXIMUM)
+    return True
+
+
+def _param_schema(param: Param, complete: bool) -> dict[str, Any]:
     c = param.constraints
     schema: dict[str, Any] = {}
     if param.type == "enum" or param.choices:
@@ -109,30 +127,49 @@ def _param_schema(param: Param) -> dict[str, Any]:
         schema["enum"] = list(param.choices)
     else:
         schema["type"] = _JSON_TYPES[param.type]
-    schema["description"] = _describe(param)
+    description = _describe(param)
+    if description:
+        schema["description"] = description
     for key in _SCHEMA_KEYS:
-        if key in c and not (key == "maximum" and c[key] >= _MEANINGLESS_MAXIMUM):
+        if key in c and (complete or _listed(key, c[key], c)):
+            schema[key] = c[key]
+    for key in _GUARD_KEYS if complete else ():
+        if key in c:
             schema[key] = c[key]
     if "items" in c:
-        schema["items"] = _sub_schema(c["items"])
+        schema["items"] = _sub_schema(c["items"], complete)
     if "additionalProperties" in c:
         extra = c["additionalProperties"]
-        schema["additionalProperties"] = _sub_schema(extra) if isinstance(extra, Mapping) else extra
-    if "propertyNames" in c:
+        schema["additionalProperties"] = _sub_schema(extra, complete) if isinstance(extra, Mapping) else extra
+    if complete and "propertyNames" in c:
         schema["propertyNames"] = dict(c["propertyNames"])
     return schema
 
 
-def input_schema(tool: ToolSpec) -> dict[str, Any]:
-    """The tool's inputSchema: a closed object (unknown arguments are refused), one described
-    property per parameter. Cross-argument rules are stated in the descriptions, not as keywords."""
-    schema = {
+def _object_schema(tool: ToolSpec, complete: bool) -> dict[str, Any]:
+    schema: dict[str, Any] = {
         "type": "object",
-        "properties": {p.name: _param_schema(p) for p in tool.params},
-        "required": [p.name for p in tool.params if p.required],
-        "additionalProperties": False,
+        "properties": {p.name: _param_schema(p, complete) for p in tool.params},
     }
+    required = [p.name for p in tool.params if p.required]
+    if required or complete:
+        schema["required"] = required
+    if complete:
+        schema["additionalProperties"] = False
     return copy.deepcopy(schema)  # a caller may change its copy; the catalogue stays as it is
+
+
+def input_schema(tool: ToolSpec) -> dict[str, Any]:
+    """The tool's inputSchema as listed: one property per parameter, with what a model needs to fill
+    it in. Cross-argument rules are stated in the descriptions, not as keywords; unknown arguments
+    and everything the listed schema leaves out are still refused by `validate`."""
+    return _object_schema(tool, complete=False)
+
+
+def validation_schema(tool: ToolSpec) -> dict[str, Any]:
+    """Every per-argument rule `validate` applies, as a closed JSON Schema (the cross-argument rules
+    aside): what the listed `input_schema` loosens, for tests that hold the two to one verdict."""
+    return _object_schema(tool, complete=True)
 
 
 # --------------------------------------------------------------------------------------- validation
@@ -300,7 +337,7 @@ def _check_value(param: Param, value: Any) -> tuple[str | None, Any]:
     if param.type == "string":
         problem = _check_string(value, spec)
         if problem is not None and "expected form" in problem:
-            problem += f" ({_brief(param.description)})"
+            problem += _brief(param)
         return problem, value
     if param.type == "integer":
         return _check_integer(value, spec)
@@ -312,7 +349,7 @@ def _check_value(param: Param, value: Any) -> tuple[str | None, Any]:
         return _check_array(value, spec)
     problem, normalised = _check_object(value, spec)
     if problem is not None and "expected form" in problem:
-        problem += f" ({_brief(param.description)})"
+        problem += _brief(param)
     return problem, normalised
 
 
@@ -357,9 +394,7 @@ def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, A
     for param in tool.params:
         if param.name not in arguments:
             if param.required:
-                problems.append(
-                    (param.name, f"missing required argument {param.name} ({_brief(param.description)})")
-                )
+                problems.append((param.name, f"missing required argument {param.name}{_brief(param)}"))
             continue
         problem, value = check_value(param, arguments[param.name])
         if problem is not None:
@@ -386,8 +421,8 @@ def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, A
                     problems.append(
                         (
                             param.name,
-                            f"{param.name} is required when {required_when.describe()}; add it "
-                            f"({_brief(param.description)})",
+                            f"{param.name} is required when {required_when.describe()}; add it"
+                            f"{_brief(param)}",
                         )
                     )
         elif param.name in arguments:
@@ -408,6 +443,9 @@ def _misplaced(param: Param, applies: When, values: Mapping[str, Any]) -> str:
     )
 
 
-def _brief(description: str) -> str:
-    first = description.split(". ")[0].rstrip(".")
-    return first if len(first) <= 100 else first[:99] + "…"
+def _brief(param: Param) -> str:
+    """The first sentence of the parameter's description, in parentheses after a space; "" without one."""
+    first = param.description.split(". ")[0].rstrip(".")
+    if not first:
+        return ""
+    return f" ({first if len(first) <= 100 else first[:99] + '…'})"

@@ -20,39 +20,69 @@ def _refusal(tool: str, args: Any) -> str:
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
-def test_every_input_schema_is_a_valid_closed_draft_2020_12_object_schema(tool: Any) -> None:
+def test_every_input_schema_is_a_valid_draft_2020_12_object_schema_and_validation_stays_closed(
+    tool: Any,
+) -> None:
     schema = input_schema(tool)
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["type"] == "object"
-    assert schema["additionalProperties"] is False
+    # The listed schema leaves `additionalProperties: false` out; validation still refuses strangers.
+    with pytest.raises(ArgumentError, match="not_an_argument"):
+        validate(tool, {"not_an_argument": 1})
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
 def test_input_schema_matches_the_catalogue_parameters(tool: Any) -> None:
     schema = input_schema(tool)
     assert list(schema["properties"]) == [p.name for p in tool.params]
-    assert schema["required"] == [p.name for p in tool.params if p.required]
+    assert schema.get("required", []) == [p.name for p in tool.params if p.required]
     for p in tool.params:
         prop = schema["properties"][p.name]
-        assert prop["description"].startswith(p.description.rstrip())
+        assert prop.get("description", "").startswith(p.description.rstrip())
         if p.choices:
             assert prop["type"] == "string" and prop["enum"] == list(p.choices)
         else:
             assert prop["type"] == p.type
-        listed_maximum = p.constraints.get("maximum")
-        if listed_maximum is not None and listed_maximum >= 2**31:
-            listed_maximum = None  # meaningless to a model; validation still applies it
+        c = p.constraints
+        # Listed only where it tells a model something; validation applies every constraint.
+        listed_maximum = c.get("maximum") if c.get("maximum", 0) < 10_000 else None
         assert prop.get("maximum") == listed_maximum, p.name
-        for key in (
-            "minimum",
-            "minLength",
-            "maxLength",
-            "pattern",
-            "default",
-            "maxItems",
-            "minItems",
-        ):
-            assert prop.get(key) == p.constraints.get(key), (p.name, key)
+        listed_minimum = c.get("minimum")
+        if listed_minimum == 1 and listed_maximum is None:
+            listed_minimum = None  # an id's floor
+        assert prop.get("minimum") == listed_minimum, p.name
+        listed_default = c.get("default") if c.get("default") is not False else None
+        assert prop.get("default") == listed_default, p.name
+        for key in ("format", "minItems", "uniqueItems"):
+            assert prop.get(key) == c.get(key), (p.name, key)
+        for key in ("minLength", "maxLength", "pattern", "maxItems", "maxProperties", "propertyNames"):
+            assert key not in prop, (p.name, key)
+
+
+# One value beyond each constraint the listed schema leaves out, and the refusal that must follow.
+def _beyond(key: str, bound: Any) -> Any:
+    if key == "minLength":
+        return "" if bound == 1 else "x" * (bound - 1)
+    if key == "maxLength":
+        return "x" * (bound + 1)
+    if key == "pattern":
+        return "../.." if "(?!" in bound else " \n"
+    if key == "maxItems":
+        return [f"v{i}" for i in range(bound + 1)]
+    return {f"K{i}": "v" for i in range(bound + 1)}  # maxProperties
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
+def test_what_the_listed_schema_leaves_out_validation_still_refuses(tool: Any) -> None:
+    for p in tool.params:
+        for key in ("minLength", "maxLength", "pattern", "maxItems", "maxProperties"):
+            if key not in p.constraints or (key == "maxItems" and p.type != "array"):
+                continue
+            if key == "maxProperties" and p.type != "object":
+                continue
+            with pytest.raises(ArgumentError) as caught:
+                validate(tool, {p.name: _beyond(key, p.constraints[key])})
+            assert p.name in caught.value.arguments, (p.name, key)
 
 
 def test_no_listed_schema_carries_a_meaningless_bound_and_validation_still_applies_it() -> None:
@@ -69,9 +99,9 @@ def test_no_schema_carries_the_private_cross_argument_keys() -> None:
 
 def test_cross_argument_rules_are_stated_in_the_descriptions() -> None:
     props = input_schema(WOODPECKER_TOOLS.get("list_secrets"))["properties"]
-    assert "Required when scope is 'repository'" in props["repo_id"]["description"]
+    assert "Required iff scope=repository." in props["repo_id"]["description"]
     props = input_schema(WOODPECKER_TOOLS.get("list_repositories"))["properties"]
-    assert "Only when scope is 'instance'" in props["page"]["description"]
+    assert "Only if scope=instance." in props["page"]["description"]
 
 
 def test_every_per_page_is_bounded_by_woodpeckers_cap_and_every_confirm_token_is_32_hex() -> None:
@@ -83,7 +113,11 @@ def test_every_per_page_is_bounded_by_woodpeckers_cap_and_every_confirm_token_is
             assert (props["per_page"]["minimum"], props["per_page"]["maximum"]) == (1, 50)
         if "confirm_token" in props:
             seen_token += 1
-            assert props["confirm_token"]["pattern"] == "^[0-9a-f]{32}$"
+            token = next(p for p in tool.params if p.name == "confirm_token")
+            assert token.constraints["pattern"] == "^[0-9a-f]{32}$"
+            with pytest.raises(ArgumentError) as caught:
+                validate(tool, {"confirm_token": "not-a-token"})
+            assert "confirm_token" in caught.value.arguments
     assert seen_per_page >= 10 and seen_token == 28
 
 

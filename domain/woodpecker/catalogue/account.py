@@ -11,8 +11,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_current_user",
         group="account",
         description=(
-            "Shows which Woodpecker account the configured token belongs to and whether it is an "
-            "instance admin. The first check for a 401 or 403."
+            "The token's account and whether it is an instance admin: check this first on a 401 or 403."
         ),
         endpoints=(Endpoint("GET", "/api/user"),),
         notes=("admin is omitted from the JSON when false; report it as false.",),
@@ -22,10 +21,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_pipeline_feed",
         group="account",
         untrusted_output=True,
-        description=(
-            "One-call overview: the latest pipeline of every active repository this account can push "
-            "to, instead of one list_pipelines call per repository."
-        ),
+        description=("The latest pipeline of every active repository this account can push to."),
         endpoints=(Endpoint("GET", "/api/user/feed", query={"latest": Fixed("true")}),),
         notes=(
             (

@@ -33,25 +33,21 @@ from domain.woodpecker.catalogue.common import (
 from domain.woodpecker.plans import Answers, Args, Call, Calls, FindInPages
 from domain.woodpecker.requests import Request, record, segment
 
-_AGENT_ID = id_param("agent_id", "Agent id, from list_agents.")
+_AGENT_ID = id_param("agent_id", "From list_agents.")
 
 _AGENT_ORG_ID = id_param(
     "org_id",
-    "For an organization's agents: its id selects that organization's routes, open to its admins. "
-    "Without it, the instance's agents, which need an instance admin.",
+    "Its agents (org admin); omit: the instance's (admin).",
     required=False,
 )
 
-_AGENT_NAME = Param(
-    "name", "string", True, "The name shown for the agent.", constraints={"minLength": 1, "maxLength": 250}
-)
+_AGENT_NAME = Param("name", "string", True, "", constraints={"minLength": 1, "maxLength": 250})
 
 _CUSTOM_LABELS = Param(
     "custom_labels",
     "object",
     False,
-    "Not supported: Woodpecker ignores it, because an agent's labels come from WOODPECKER_AGENT_LABELS "
-    "on its host. A call that carries it is refused, so nothing is half-applied.",
+    "Refused: set WOODPECKER_AGENT_LABELS on the agent.",
     constraints={
         "additionalProperties": {"type": "string", "maxLength": 500},
         "propertyNames": {"minLength": 1, "maxLength": 100},
@@ -155,9 +151,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="instance_scope",
         admin_when="org_id omitted",
         description=(
-            "Lists build agents and their state (platform, backend, capacity, version, labels, last "
-            "contact); look here when pipelines stay pending. Without org_id the instance's agents "
-            "(instance admin), with it that organization's (organization admin). Tokens are masked."
+            "Build agents and their state (look here when pipelines stay pending). "
+            "Without org_id: instance admin."
         ),
         params=(_AGENT_ORG_ID, *PAGING),
         endpoints=(*_instance_or_organization("GET", "/agents", query=PAGING_QUERY),),
@@ -177,10 +172,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_agent",
         group="agents",
         admin="always",
-        description=(
-            "Returns one agent, its token masked. Instance admin only. Tokens cannot be issued again: "
-            "replacing a lost one takes delete_agent, then create_agent."
-        ),
+        description=("One agent. Instance admin only."),
         params=(_AGENT_ID,),
         endpoints=(Endpoint("GET", "/api/agents/{agent_id}"),),
         notes=("The API returns the token in clear text; redact it.",),
@@ -191,10 +183,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="agents",
         admin="always",
         untrusted_output=True,
-        description=(
-            "Lists the workflows an agent is running right now, with their pipeline and repository "
-            "ids, e.g. to decide what to cancel. Instance admin only."
-        ),
+        description=("What an agent runs now. Instance admin only."),
         params=(_AGENT_ID,),
         endpoints=(Endpoint("GET", "/api/agents/{agent_id}/tasks"),),
         notes=("null when the agent is idle.", "Task names and labels come from pipeline configs."),
@@ -214,10 +203,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="instance_scope",
         admin_when="org_id omitted",
         description=(
-            "Creates an agent and returns its token, once only. Whoever holds the token can attach a "
-            "machine that receives pipelines and their secrets: put it in the agent's configuration, "
-            "nowhere else. With org_id the agent serves only that organization's pipelines "
-            "(organization admin); without, instance admin. Always asks a person first."
+            "Creates an agent; its token, shown once, lets a machine take pipelines "
+            "and secrets. Without org_id: instance admin. Always asks a person."
         ),
         params=(
             _AGENT_NAME,
@@ -226,7 +213,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "no_schedule",
                 "boolean",
                 False,
-                "Create it drained: it may connect but gets no work.",
+                "Connects but gets no work.",
                 constraints={"default": False},
             ),
             _CUSTOM_LABELS,
@@ -263,11 +250,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_DESTRUCTIVE,
         admin="instance_scope",
         admin_when="org_id omitted",
-        description=(
-            "Renames an agent or changes its scheduling; anything not passed keeps its value. "
-            "no_schedule=true lets it finish running work but take no more, e.g. before host "
-            "maintenance. Without org_id it needs an instance admin; with it, an organization admin."
-        ),
+        description=("Renames an agent or sets no_schedule. Without org_id: instance admin."),
         params=(
             _AGENT_ID,
             _AGENT_ORG_ID,
@@ -276,7 +259,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "no_schedule",
                 "boolean",
                 False,
-                "true keeps new work away from the agent; false lets it take work again.",
+                "true: no new work.",
             ),
             _CUSTOM_LABELS,
         ),
@@ -325,9 +308,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin_when="org_id omitted",
         guard=asks_always("agent_id", "org_id"),
         description=(
-            "Deletes an agent: its token stops working and its host cannot reconnect. Woodpecker "
-            "refuses while it still runs tasks, so drain it first (update_agent with "
-            "no_schedule=true). Without org_id it needs an instance admin. Always asks a person first."
+            "Deletes an agent (drain it first with no_schedule). Without org_id: "
+            "instance admin. Always asks a person."
         ),
         params=(_AGENT_ID, _AGENT_ORG_ID, CONFIRM_TOKEN),
         endpoints=(*_instance_or_organization("DELETE", "/agents/{agent_id}", success=204),),

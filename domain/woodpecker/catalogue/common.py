@@ -64,8 +64,7 @@ CONFIRM_TOKEN = Param(
     "confirm_token",
     "string",
     False,
-    "Only without a dialog: the token this tool's first call returned for these same arguments "
-    "(single use, 5 minutes).",
+    "",
     constraints={"pattern": "^[0-9a-f]{32}$"},
     sensitive=True,
 )
@@ -74,7 +73,7 @@ PAGE = Param(
     "page",
     "integer",
     False,
-    "Page number, from 1.",
+    "",
     constraints={"minimum": 1, "maximum": 10000, "default": 1},
 )
 
@@ -82,26 +81,24 @@ PER_PAGE = Param(
     "per_page",
     "integer",
     False,
-    "Entries per page, at most 50.",
+    "",
     constraints={"minimum": 1, "maximum": 50, "default": 50},
 )
 
 PAGING = (PAGE, PER_PAGE)
 
-REPO_ID = id_param("repo_id", "Numeric repository id, not owner/name (lookup_repository finds it).")
+REPO_ID = id_param("repo_id", "Not owner/name (lookup_repository).")
 
-NUMBER = id_param(
-    "number", "Pipeline number within the repository, as the web UI shows it; not its global id."
-)
+NUMBER = id_param("number", "As in the UI; not the id.")
 
-ORG_ID = id_param("org_id", "Organization id (lookup_organization finds it by name).")
+ORG_ID = id_param("org_id", "Not the name (lookup_organization).")
 
 # Secrets and registries live at one of three levels; these three arguments pick it.
 SCOPE = Param(
     "scope",
     "enum",
     True,
-    "repository (with repo_id), organization (with org_id) or global.",
+    "",
     choices=("repository", "organization", "global"),
 )
 

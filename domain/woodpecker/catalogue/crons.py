@@ -20,7 +20,7 @@ from domain.woodpecker.catalogue.common import (
     write_tool,
 )
 
-_CRON_ID = id_param("cron_id", "Cron job id, from list_crons.")
+_CRON_ID = id_param("cron_id", "From list_crons.")
 
 _TIMEZONE_PATTERN = r"^[A-Za-z0-9_+\-/]+$"
 
@@ -28,9 +28,7 @@ _SCHEDULE = Param(
     "schedule",
     "string",
     True,
-    "When it fires: five crontab fields (minute hour day month weekday; '30 2 * * 1' is Mondays at 02:30), "
-    "one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly, or @every with a Go duration "
-    "(@every 6h). There is no seconds field.",
+    "Five crontab fields (no seconds), @daily-style, or '@every 6h'.",
     constraints={"minLength": 1, "maxLength": 200},
 )
 
@@ -39,10 +37,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_crons",
         group="crons",
         untrusted_output=True,
-        description=(
-            "Lists a repository's cron jobs: schedule, branch, time zone, whether enabled, and when "
-            "each fires next."
-        ),
+        description=("A repository's cron jobs with their next run."),
         params=(REPO_ID, *PAGING),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/cron", query=PAGING_QUERY),),
         notes=(
@@ -58,7 +53,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_cron",
         group="crons",
         untrusted_output=True,
-        description="Returns one cron job with all its fields, variables included.",
+        description="One cron job.",
         params=(REPO_ID, _CRON_ID),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/cron/{cron_id}"),),
         notes=("A non-numeric id answers 400, an unknown one 404. Needs push permission.",),
@@ -69,8 +64,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="crons",
         annotations=WRITE_ADDS,
         description=(
-            "Adds an enabled cron job to a repository. Its pipelines have event cron: steps limited to "
-            "other events are skipped, and secrets limited to other events are missing."
+            "Adds an enabled cron job. Its event is cron: steps and secrets limited "
+            "to other events are left out."
         ),
         params=(
             REPO_ID,
@@ -78,7 +73,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "name",
                 "string",
                 True,
-                "The job's name, unique within the repository.",
+                "Unique in the repository.",
                 constraints={"minLength": 1, "maxLength": 250},
             ),
             _SCHEDULE,
@@ -86,16 +81,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "branch",
                 "string",
                 False,
-                "The branch to build; it must exist in the forge. Without it, whatever the default "
-                "branch is when the job fires.",
+                "Default: the default branch.",
                 constraints=BRANCH_RULES,
             ),
             Param(
                 "timezone",
                 "string",
                 False,
-                "Zone name such as Europe/Berlin, UTC by default. Servers on the stock container image "
-                "have no zone data and refuse anything but UTC ('unknown time zone').",
+                "e.g. Europe/Berlin; stock images know only UTC.",
                 constraints={
                     "default": "UTC",
                     "minLength": 1,
@@ -132,31 +125,27 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="crons",
         annotations=WRITE_DESTRUCTIVE,
         untrusted_output=True,
-        description=(
-            "Changes a cron job's name, schedule, branch, time zone or enabled flag; fields not passed "
-            "stay as they are. enabled=false pauses the job and keeps its definition."
-        ),
+        description=("Changes a cron job; enabled=false pauses it."),
         params=(
             REPO_ID,
             _CRON_ID,
-            Param("name", "string", False, "New job name.", constraints={"minLength": 1, "maxLength": 250}),
+            Param("name", "string", False, "", constraints={"minLength": 1, "maxLength": 250}),
             optional(_SCHEDULE),
             Param(
                 "branch",
                 "string",
                 False,
-                "New branch; it must exist in the forge.",
+                "",
                 constraints=BRANCH_RULES,
             ),
             Param(
                 "timezone",
                 "string",
                 False,
-                "New zone name such as Europe/Berlin; the stock server image knows only UTC ('unknown "
-                "time zone' otherwise).",
+                "e.g. Europe/Berlin; stock images know only UTC.",
                 constraints={"minLength": 1, "maxLength": 100, "pattern": _TIMEZONE_PATTERN},
             ),
-            Param("enabled", "boolean", False, "false pauses the job; true resumes it."),
+            Param("enabled", "boolean", False, ""),
         ),
         endpoints=(
             Endpoint(
@@ -190,11 +179,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="crons",
         annotations=WRITE_STARTS_BUILD,
         untrusted_output=True,
-        description=(
-            "Starts a cron job's pipeline now, as a cron event, leaving the schedule alone; a way to "
-            "test a job before it fires. Not idempotent: every call, a repeat or retry included, "
-            "starts another run."
-        ),
+        description=("Runs a cron job now. Not idempotent: every call, a repeat too, starts another run."),
         params=(REPO_ID, _CRON_ID),
         endpoints=(Endpoint("POST", "/api/repos/{repo_id}/cron/{cron_id}"),),
         notes=(
@@ -216,10 +201,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="crons",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "cron_id"),
-        description=(
-            "Deletes a cron job. Nothing will report the runs that stop happening; to pause it "
-            "instead, use update_cron with enabled=false. Always asks a person first."
-        ),
+        description=("Deletes a cron job (update_cron enabled=false pauses). Always asks a person."),
         params=(REPO_ID, _CRON_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/cron/{cron_id}", success=204),),
         notes=("404 when absent. Needs push permission.",),

@@ -23,25 +23,23 @@ from domain.woodpecker.requests import Request, record, segment
 
 _URL_RULES: Mapping[str, Any] = {"maxLength": 500, "format": "uri", "pattern": "^https?://"}
 
-_FORGE_ID = id_param("forge_id", "Forge id, from list_forges.")
+_FORGE_ID = id_param("forge_id", "From list_forges.")
 
 _FORGE_TYPE = Param(
     "type",
     "enum",
     True,
-    "Which kind of forge.",
+    "",
     choices=("github", "gitlab", "gitea", "forgejo", "bitbucket", "bitbucket-dc", "addon"),
 )
 
-_FORGE_URL = Param(
-    "url", "string", True, "The forge's address: an absolute http:// or https:// URL.", constraints=_URL_RULES
-)
+_FORGE_URL = Param("url", "string", True, "", constraints=_URL_RULES)
 
 _OAUTH_CLIENT = Param(
     "client",
     "string",
     True,
-    "The OAuth application's client id.",
+    "OAuth client id.",
     constraints={"minLength": 1, "maxLength": 500},
 )
 
@@ -49,7 +47,7 @@ _OAUTH_HOST = Param(
     "oauth_host",
     "string",
     False,
-    "The forge URL the browser is sent to for the OAuth redirect, when it differs from url.",
+    "Browser URL for OAuth, if not url.",
     constraints=_URL_RULES,
 )
 
@@ -94,9 +92,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_forges",
         group="forges",
         description=(
-            "Lists the configured forges (GitHub, GitLab, Gitea, Forgejo, Bitbucket…); their ids are "
-            "the forge_id the user tools take. Without instance admin only id, type and url are shown. "
-            "The OAuth client secret is never returned."
+            "Forges; their ids are the forge_id user tools take. Without instance "
+            "admin: id, type, url. Secrets never returned."
         ),
         params=PAGING,
         endpoints=(Endpoint("GET", "/api/forges", query=PAGING_QUERY),),
@@ -113,8 +110,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_forge",
         group="forges",
         description=(
-            "Returns one forge's configuration; without instance admin only id, type and url. The "
-            "OAuth client secret is never returned."
+            "One forge (without instance admin: id, type, url). The OAuth secret is never returned."
         ),
         params=(_FORGE_ID,),
         endpoints=(Endpoint("GET", "/api/forges/{forge_id}"),),
@@ -134,9 +130,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_ADDS,
         admin="always",
         description=(
-            "Adds a forge for sign-in and repositories. Instance admin only. It needs an OAuth app on "
-            "that forge whose redirect points back at this Woodpecker. Always asks a person first: its "
-            "logins can match the admin list. The OAuth client secret is never returned."
+            "Adds a forge (needs an OAuth app redirecting here); its secret is never "
+            "returned. Instance admin only. Always asks a person."
         ),
         params=(
             _FORGE_TYPE,
@@ -146,7 +141,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "oauth_client_secret",
                 "string",
                 True,
-                "The OAuth application's client secret; never returned.",
+                "",
                 constraints={"minLength": 1, "maxLength": 1000},
                 sensitive=True,
             ),
@@ -155,7 +150,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "skip_verify",
                 "boolean",
                 False,
-                "Skip certificate checks towards the forge; a last resort for private CAs.",
+                "No TLS checks (last resort).",
                 constraints={"default": False},
             ),
             CONFIRM_TOKEN,
@@ -206,9 +201,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="always",
         guard=asks_always("forge_id", body_bound=True),
         description=(
-            "Changes a forge's configuration; anything not passed keeps its value. Instance admin "
-            "only. A mistake can lock everyone out of sign-in, the web UI included, so it always asks "
-            "a person first. The OAuth client secret is never returned."
+            "Changes a forge; a mistake can lock everyone out. Secret never returned."
+            " Instance admin only. Always asks a person."
         ),
         params=(
             _FORGE_ID,
@@ -219,7 +213,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "oauth_client_secret",
                 "string",
                 False,
-                "New client secret; never returned.",
+                "",
                 constraints={"minLength": 1, "maxLength": 1000},
                 sensitive=True,
             ),
@@ -228,7 +222,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "skip_verify",
                 "boolean",
                 False,
-                "Whether certificate checks towards the forge are skipped.",
+                "",
             ),
             CONFIRM_TOKEN,
         ),
@@ -286,8 +280,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="always",
         guard=asks_always("forge_id"),
         description=(
-            "Deletes a forge configuration: its accounts can no longer sign in and Woodpecker loses "
-            "access to its repositories. Instance admin only. Always asks a person first."
+            "Deletes a forge; its accounts can no longer sign in. Instance admin only. Always asks a person."
         ),
         params=(_FORGE_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/forges/{forge_id}", success=204),),

@@ -18,14 +18,13 @@ from domain.woodpecker.catalogue.common import (
 )
 from domain.woodpecker.plans import StepLog, StepLogSearch
 
-_STEP_ID = id_param("step_id", "The step's id as get_pipeline lists it (its database id, not its pid).")
+_STEP_ID = id_param("step_id", "From get_pipeline, not the pid.")
 
 _FROM_LINE = Param(
     "from_line",
     "integer",
     False,
-    "Read lines numbered from this one on (Woodpecker's numbers, from 0, as results and "
-    "search_step_logs show them); the first `limit` of them.",
+    "First line number (from 0, as shown).",
     constraints={"minimum": 0, "maximum": MAX_ID},
 )
 
@@ -33,7 +32,7 @@ _TO_LINE = Param(
     "to_line",
     "integer",
     False,
-    "Read lines numbered up to this one (included); alone, the last `limit` lines up to it.",
+    "Last line number (included).",
     constraints={"minimum": 0, "maximum": MAX_ID},
 )
 
@@ -51,9 +50,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         essential=True,
         untrusted_output=True,
         description=(
-            "Returns a step's console output as text, with its exit code. By default the last 200 "
-            "lines, where errors usually are; from=head reads from the top and limit sets the number "
-            "of lines. Every answer states which lines it shows and the total line count."
+            "A step's log lines and exit code: the last 200 by default; from=head reads from the top."
         ),
         params=(
             REPO_ID,
@@ -63,14 +60,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "limit",
                 "integer",
                 False,
-                "How many lines to return.",
+                "",
                 constraints={"minimum": 1, "maximum": 5000, "default": 200},
             ),
             Param(
                 "from",
                 "enum",
                 False,
-                "tail (default): the last lines; head: the first.",
+                "",
                 choices=("head", "tail"),
                 constraints={"default": "tail"},
             ),
@@ -104,9 +101,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "number", "step_id"),
         description=(
-            "Deletes what one step wrote to its log; the step and its result stay. Meant for a log "
-            "that exposed a secret: rotate that secret as well, since anyone with read access may "
-            "already have seen it. Always asks a person first."
+            "Erases one step's log, e.g. one that leaked a secret (rotate it too). Always asks a person."
         ),
         params=(REPO_ID, NUMBER, _STEP_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/logs/{number}/{step_id}", success=204),),
@@ -126,10 +121,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="logs",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "number"),
-        description=(
-            "Deletes the logs of every step of a pipeline. The step results stay visible; only the "
-            "output behind them is gone. Always asks a person first."
-        ),
+        description=("Erases all step logs of a pipeline; results stay. Always asks a person."),
         params=(REPO_ID, NUMBER, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/logs/{number}", success=204),),
         notes=("422 while the pipeline is pending, running or blocked. Needs push permission.",),
@@ -145,10 +137,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="logs",
         untrusted_output=True,
         description=(
-            "Searches every line of a step's log for a regular expression (RE2: no look-around or "
-            "back-references) and returns the matching lines with their numbers and context lines, "
-            "however long the log. Says how many lines matched in all and which are shown; "
-            "get_step_logs with from_line reads around a match."
+            "Searches a whole step log with an RE2 regex: matching lines with numbers, context and count."
         ),
         params=(
             REPO_ID,
@@ -158,28 +147,28 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "pattern",
                 "string",
                 True,
-                "The regular expression, matched within each line, e.g. 'FAIL|panic:|error:'.",
+                "RE2, e.g. 'FAIL|panic:|error:'.",
                 constraints={"minLength": 1, "maxLength": 500},
             ),
             Param(
                 "ignore_case",
                 "boolean",
                 False,
-                "Match letters in either case.",
+                "",
                 constraints={"default": False},
             ),
             Param(
                 "context",
                 "integer",
                 False,
-                "Lines to show before and after each match.",
+                "Lines around each match.",
                 constraints={"minimum": 0, "maximum": 20, "default": 2},
             ),
             Param(
                 "max_matches",
                 "integer",
                 False,
-                "How many matches to show (all are counted).",
+                "",
                 constraints={"minimum": 1, "maximum": 200, "default": 20},
             ),
         ),

@@ -19,11 +19,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_organizations",
         group="organizations",
         admin="always",
-        description=(
-            "Lists the organizations stored on the instance. Instance admin only. Personal accounts, "
-            "which Woodpecker also keeps as organizations, are left out; lookup_organization finds one "
-            "by name."
-        ),
+        description=("Organizations of the instance, not personal accounts. Instance admin only."),
         params=PAGING,
         endpoints=(Endpoint("GET", "/api/orgs", query=PAGING_QUERY),),
         notes=("Only entries with is_user=false; ordered by id; null when empty.",),
@@ -32,9 +28,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "get_organization",
         group="organizations",
-        description=(
-            "Returns an organization by id: name, forge, and whether it stands for a personal account."
-        ),
+        description=("An organization by id."),
         params=(ORG_ID,),
         endpoints=(Endpoint("GET", "/api/orgs/{org_id}"),),
         notes=(
@@ -48,16 +42,13 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "lookup_organization",
         group="organizations",
-        description=(
-            "Finds an organization, or a personal account, by its name in the forge and returns it "
-            "with the id that organization-level secret, registry and agent calls take."
-        ),
+        description=("An organization (or personal account) by forge name, with its org_id."),
         params=(
             Param(
                 "name",
                 "string",
                 True,
-                "The organization's name in the forge; GitLab subgroups contain slashes.",
+                "Forge name; GitLab subgroups use slashes.",
                 constraints={
                     "minLength": 1,
                     "maxLength": 200,
@@ -79,10 +70,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "get_organization_permissions",
         group="organizations",
-        description=(
-            "Tells whether this account is a member, and an admin, of an organization; managing its "
-            "secrets, registries and agents needs admin."
-        ),
+        description=("Whether this account is member or admin of an organization."),
         params=(ORG_ID,),
         endpoints=(Endpoint("GET", "/api/orgs/{org_id}/permissions"),),
         notes=("Answers {member, admin}, a single object (the swagger says array).",),
@@ -95,9 +83,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="always",
         guard=asks_always("org_id"),
         description=(
-            "Deletes an organization and everything stored at its level in Woodpecker: secrets, "
-            "registries, agents. The forge and the repositories stay, but their pipelines lose those "
-            "secrets. Instance admin only. Always asks a person first."
+            "Deletes an organization's Woodpecker data (secrets, registries, agents)."
+            " Instance admin only. Always asks a person."
         ),
         params=(ORG_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/orgs/{org_id}", success=204),),

@@ -60,19 +60,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         essential=True,
         untrusted_output=True,
         description=(
-            "Pages through a repository's pipelines, newest first, one summary each (number, status, "
-            "event, branch, ref, author, times, short commit, message subject), filtered by the "
-            "server. The other pipeline tools take the number, not the id."
+            "A repository's pipelines, newest first, filtered. Other tools take the number, not the id."
         ),
         params=(
             REPO_ID,
-            Param("branch", "string", False, "Only this branch.", constraints=BRANCH_RULES),
-            Param("event", "enum", False, "Only this trigger event.", choices=EVENTS),
+            Param("branch", "string", False, "", constraints=BRANCH_RULES),
+            Param("event", "enum", False, "", choices=EVENTS),
             Param(
                 "status",
                 "enum",
                 False,
-                "Only this status (blocked means waiting for approval).",
+                "blocked: awaiting approval.",
                 choices=(
                     "skipped",
                     "pending",
@@ -91,21 +89,21 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "ref",
                 "string",
                 False,
-                "Only pipelines whose git ref contains this text, e.g. refs/tags/.",
+                "Ref contains this, e.g. refs/tags/.",
                 constraints={"minLength": 1, "maxLength": 250},
             ),
             Param(
                 "before",
                 "string",
                 False,
-                "Only pipelines created before this time (exclusive).",
+                "",
                 constraints={"format": "date-time"},
             ),
             Param(
                 "after",
                 "string",
                 False,
-                "Only pipelines created after this time (exclusive).",
+                "",
                 constraints={"format": "date-time"},
             ),
             *PAGING,
@@ -138,8 +136,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         essential=True,
         untrusted_output=True,
         description=(
-            "Returns a pipeline with its workflows and their steps (id, name, type, state, exit code, "
-            "times). get_step_logs takes the step ids listed here."
+            "A pipeline's workflows and steps (id, state, exit code); get_step_logs takes these step ids."
         ),
         params=(REPO_ID, NUMBER),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),),
@@ -157,10 +154,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_pipeline_config",
         group="pipelines",
         untrusted_output=True,
-        description=(
-            "Shows the YAML files a pipeline was really built from, decoded, as they were at its "
-            "commit; the branch may hold something else by now."
-        ),
+        description=("The YAML a pipeline was built from, as at its commit."),
         params=(REPO_ID, NUMBER),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}/config"),),
         notes=(
@@ -179,11 +173,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_pipeline_metadata",
         group="pipelines",
         untrusted_output=True,
-        description=(
-            "Returns the metadata Woodpecker turns into the CI_* variables: repository, this and the "
-            "previous pipeline, workflow, step, system and forge. Useful when a step behaves "
-            "differently from what its config suggests."
-        ),
+        description=("The metadata behind a pipeline's CI_* variables."),
         params=(REPO_ID, NUMBER),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}/metadata"),),
         notes=("Needs push permission; without it Woodpecker answers 404.",),
@@ -194,10 +184,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="pipelines",
         admin="always",
         untrusted_output=True,
-        description=(
-            "Lists every pending or running pipeline on the instance, across repositories. Instance "
-            "admin only. get_queue_info adds the tasks and workers behind them."
-        ),
+        description=("Pending and running pipelines of the instance. Instance admin only."),
         endpoints=(Endpoint("GET", "/api/pipelines"),),
         notes=(
             ("Answers [Feed] (repo_id, full_name and pipeline summary fields); not paged; always an array."),
@@ -211,10 +198,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         essential=True,
         untrusted_output=True,
         description=(
-            "Starts a manual pipeline on a branch, built from the config at the branch's head. Not "
-            "idempotent: every call, a repeat or a retry after a timeout included, starts another run, "
-            "so check list_pipelines before calling again. list_repository_branches confirms the "
-            "branch exists."
+            "Starts a manual pipeline at a branch's head. Not idempotent: every call,"
+            " a repeat or retry too, starts another run; check list_pipelines first."
         ),
         params=(
             REPO_ID,
@@ -222,24 +207,24 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "branch",
                 "string",
                 True,
-                "The branch to build, at its current head; a valid git branch name.",
+                "",
                 constraints=_GIT_BRANCH_RULES,
             ),
             Param(
                 "message",
                 "string",
                 False,
-                "Why it runs. Woodpecker 3.18 and later show it as 'MANUAL: <message> @ <branch>'; "
-                "3.17 drops it.",
+                "Shown by 3.18+.",
                 constraints={"maxLength": 500},
             ),
             Param(
                 "variables",
                 "object",
                 False,
-                "Variables for this run only, never one of Woodpecker's own (CI_*, PATH, LD_*, …). "
-                "Keys and values are strings, nothing nested; refused names: CI_*, DRONE_*, "
-                "WOODPECKER_*, PLUGIN_*, LD_*, DYLD_*, GIT_*, PATH, HOME, SHELL.",
+                (
+                    "Strings; never Woodpecker's own: CI_*, DRONE_*, WOODPECKER_*, PLUGIN_*, LD_*,"
+                    " DYLD_*, GIT_*, PATH, HOME, SHELL."
+                ),
                 constraints={
                     "additionalProperties": {"type": "string", "maxLength": 10000},
                     "propertyNames": _VARIABLE_NAME_RULES,
@@ -297,10 +282,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         essential=True,
         untrusted_output=True,
         description=(
-            "Runs a pipeline again from its original commit and config as a new pipeline; the old one "
-            "stays. Not idempotent: every call, a repeat or retry included, starts another run. Asks a "
-            "person first for event=deployment, a declined pipeline, or one that needs an approval it "
-            "never had."
+            "Runs a pipeline again as a new one. Not idempotent: every call, a repeat"
+            " too, starts another run. Asks a person for event=deployment, a declined"
+            " pipeline or one without its approval."
         ),
         params=(
             REPO_ID,
@@ -309,15 +293,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "event",
                 "enum",
                 False,
-                "deployment, the only override Woodpecker allows (anything else is a 400); the "
-                "repository must allow deployments.",
+                "Run as a deployment (needs allow_deploy).",
                 choices=("deployment",),
             ),
             Param(
                 "deploy_to",
                 "string",
                 False,
-                "The environment to deploy to: a plain name (letters, digits, . _ / -).",
+                "Target environment.",
                 constraints={
                     "minLength": 1,
                     "maxLength": 250,
@@ -388,10 +371,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="pipelines",
         annotations=WRITE_IDEMPOTENT,
         essential=True,
-        description=(
-            "Stops a pending, running or blocked pipeline, killing any step in progress. Its record "
-            "and logs stay, and restart_pipeline can run it again."
-        ),
+        description=("Stops a pending, running or blocked pipeline; record and logs stay."),
         params=(REPO_ID, NUMBER),
         endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/cancel", success=204),),
         notes=(
@@ -409,9 +389,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         guard=asks_always("repo_id", "number"),
         untrusted_output=True,
         description=(
-            "Releases a pipeline held for approval (status blocked). Such pipelines usually carry code "
-            "from a fork, which then runs with this repository's secrets: read get_pipeline_config "
-            "before approving. Always asks a person first."
+            "Releases a blocked pipeline, often fork code that then gets secrets: "
+            "read get_pipeline_config first. Always asks a person."
         ),
         params=(REPO_ID, NUMBER, CONFIRM_TOKEN),
         endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/approve"),),
@@ -440,10 +419,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="pipelines",
         annotations=WRITE_IDEMPOTENT,
         untrusted_output=True,
-        description=(
-            "Rejects a pipeline held for approval: its status becomes declined and none of its steps "
-            "run. The record stays."
-        ),
+        description=("Rejects a blocked pipeline; nothing runs."),
         params=(REPO_ID, NUMBER),
         endpoints=(Endpoint("POST", "/api/repos/{repo_id}/pipelines/{number}/decline"),),
         notes=(
@@ -466,9 +442,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "number"),
         description=(
-            "Deletes a finished pipeline with everything under it: workflows, steps, logs. Woodpecker "
-            "refuses while it is pending, running or blocked, so cancel or decline it first. Always "
-            "asks a person first."
+            "Deletes a finished pipeline with its logs (cancel or decline it first). Always asks a person."
         ),
         params=(REPO_ID, NUMBER, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}/pipelines/{number}", success=204),),
@@ -489,11 +463,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_pipeline_failure_summary",
         group="pipelines",
         untrusted_output=True,
-        description=(
-            "Says why a pipeline failed in one call: every failed or killed step of every workflow with its "
-            "exit code, the log lines that look like errors (failed tests, error:, panic:, tracebacks, FAIL) "
-            "and its last lines, in one size budget shared fairly. Says what it left out and which call reads more."
-        ),
+        description=("Why a pipeline failed: failed steps' exit codes, error-like and last log lines."),
         params=(REPO_ID, NUMBER),
         endpoints=(
             Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),

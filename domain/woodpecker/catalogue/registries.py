@@ -23,8 +23,7 @@ _REGISTRY_ADDRESS = Param(
     "address",
     "string",
     True,
-    "Registry host, optionally with a path (ghcr.io, registry.example.com:5000). It is the entry's key, "
-    "compared as written: docker.io and registry-1.docker.io are two entries.",
+    "Host[/path], e.g. ghcr.io; compared as written.",
     constraints={
         "minLength": 1,
         "maxLength": 200,
@@ -45,10 +44,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "list_registries",
         group="registries",
-        description=(
-            "Lists the container-registry logins stored at one level (address, username). Passwords "
-            "are never returned."
-        ),
+        description=("Registry logins of one level; passwords are never returned."),
         params=(*AT_SCOPE, *PAGING),
         endpoints=at_each_level("GET", "/registries", query=PAGING_QUERY),
         notes=(
@@ -63,9 +59,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "get_registry",
         group="registries",
-        description=(
-            "Returns the login stored for one registry address: the username. The password is never returned."
-        ),
+        description=("The username stored for a registry address; the password is never returned."),
         params=(*AT_SCOPE, _REGISTRY_ADDRESS),
         endpoints=at_each_level("GET", "/registries/{address}"),
         notes=(
@@ -86,9 +80,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="instance_scope",
         admin_when="scope=global",
         description=(
-            "Stores a username and password for a container registry so pipelines can pull private "
-            "images from it. The address is the key; the password is never returned. The global level "
-            "needs an instance admin."
+            "Stores a registry login for pulling private images; the password is "
+            "never returned. Global: instance admin."
         ),
         params=(
             *AT_SCOPE,
@@ -97,14 +90,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "username",
                 "string",
                 True,
-                "The account name at the registry.",
+                "",
                 constraints={"minLength": 1, "maxLength": 2000},
             ),
             Param(
                 "password",
                 "string",
                 True,
-                "Password or access token for the registry; never returned.",
+                "",
                 constraints={"minLength": 1, "maxLength": 100000},
                 sensitive=True,
             ),
@@ -137,10 +130,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             needs_current_state=False,
         ),
         description=(
-            "Replaces the username and/or password stored for an address; to change the address, "
-            "delete the entry and create another. Asks a person first when a password is passed; a "
-            "username alone applies at once. The password is never returned. The global level needs an "
-            "instance admin."
+            "Replaces username and/or password (never returned). Asks a person when a"
+            " password is passed. Global: instance admin."
         ),
         params=(
             *AT_SCOPE,
@@ -149,14 +140,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "username",
                 "string",
                 False,
-                "New account name.",
+                "",
                 constraints={"minLength": 1, "maxLength": 2000},
             ),
             Param(
                 "password",
                 "string",
                 False,
-                "New password or token; the old one cannot be recovered. Asks a person.",
+                "Asks a person.",
                 constraints={"minLength": 1, "maxLength": 100000},
                 sensitive=True,
             ),
@@ -204,10 +195,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="instance_scope",
         admin_when="scope=global",
         guard=asks_always("scope", "repo_id", "org_id", "address"),
-        description=(
-            "Deletes the login stored for a registry address; pulling private images from it fails "
-            "afterwards. The global level needs an instance admin. Always asks a person first."
-        ),
+        description=("Deletes a registry login. Global: instance admin. Always asks a person."),
         params=(*AT_SCOPE, _REGISTRY_ADDRESS, CONFIRM_TOKEN),
         endpoints=at_each_level("DELETE", "/registries/{address}", success=204),
         notes=("404 when absent.",),

@@ -74,18 +74,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         essential=True,
         untrusted_output=True,
         description=(
-            "Lists the repositories this account can see, each with its latest pipeline. "
-            "include_inactive adds forge repositories never activated, with the forge_remote_id that "
-            "activate_repository takes. scope=instance lists every repository on the server instead, "
-            "paged (instance admin only)."
+            "Repositories this account sees, with latest pipeline. include_inactive "
+            "adds never-activated ones; scope=instance: all (instance admin)."
         ),
         params=(
             Param(
                 "scope",
                 "enum",
                 False,
-                "account (default): this account's repositories, in one unpaged answer. instance: "
-                "every repository on the server, paged; instance admin only.",
+                "instance: every repository, paged (admin).",
                 choices=("account", "instance"),
                 constraints={"default": "account"},
             ),
@@ -93,15 +90,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "include_inactive",
                 "boolean",
                 False,
-                "Also list forge repositories that are not activated yet. Slow: it costs a round of "
-                "forge requests.",
+                "Add never-activated forge repositories (slow).",
                 constraints={"default": False, "only_when": "scope == 'account'"},
             ),
             Param(
                 "name",
                 "string",
                 False,
-                "Keep only repositories whose name contains this text.",
+                "Name contains this.",
                 constraints={"minLength": 1, "maxLength": 200, "only_when": "scope == 'account'"},
             ),
             only_when(PAGE, "scope == 'instance'"),
@@ -140,8 +136,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="repositories",
         essential=True,
         description=(
-            "Returns a repository's complete Woodpecker record: visibility, trust flags, approval "
-            "rule, timeout, config path and the rest. Read it before changing any of them."
+            "A repository's settings (visibility, trust, approval, timeout, config "
+            "path). Read before changing."
         ),
         params=(REPO_ID,),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}"),),
@@ -154,17 +150,13 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "lookup_repository",
         group="repositories",
-        description=(
-            "Resolves owner/name to Woodpecker's repository record, with the numeric id the other "
-            "tools take. A forge repository that was never activated answers 404; list_repositories "
-            "with include_inactive shows those."
-        ),
+        description=("owner/name to the repository and its id; 404 if never activated."),
         params=(
             Param(
                 "full_name",
                 "string",
                 True,
-                "owner/name, as the forge writes it.",
+                "owner/name as in the forge.",
                 constraints=_FULL_NAME_RULES,
             ),
         ),
@@ -183,11 +175,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "get_repository_permissions",
         group="repositories",
-        description=(
-            "Shows this account's pull, push and admin rights on a repository, as Woodpecker last "
-            "synced them from the forge. Explains a 403 or an unexpected 404 from the other repository "
-            "tools."
-        ),
+        description=("This account's pull/push/admin rights on a repository; explains a 403 or odd 404."),
         params=(REPO_ID,),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/permissions"),),
         notes=(
@@ -200,10 +188,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_repository_branches",
         group="repositories",
         untrusted_output=True,
-        description=(
-            "Lists the branch names the forge has for a repository. Check here before "
-            "trigger_pipeline, which fails on a branch that does not exist."
-        ),
+        description=("A repository's branches in the forge."),
         params=(REPO_ID, *PAGING),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/branches", query=PAGING_QUERY),),
         notes=(
@@ -218,10 +203,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_pull_requests",
         group="repositories",
         untrusted_output=True,
-        description=(
-            "Lists a repository's open pull requests (index and title). A pipeline ref such as "
-            "refs/pull/7/head belongs to the pull request with that index."
-        ),
+        description=("Open pull requests; ref refs/pull/7/head is index 7."),
         params=(REPO_ID, *PAGING),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pull_requests", query=PAGING_QUERY),),
         notes=(
@@ -246,18 +228,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         annotations=WRITE_IDEMPOTENT,
         description=(
-            "Turns Woodpecker on for a forge repository that is not active yet: it is stored, its "
-            "webhook installed, and pushes start pipelines from then on. Takes the forge's own id "
-            "(forge_remote_id); a Woodpecker repo_id or owner/name does not work here. Asks a person "
-            "first when Woodpecker already holds a record of it (its stored settings come back)."
+            "Turns Woodpecker on for a forge repository (webhook included); takes "
+            "forge_remote_id. Asks a person if Woodpecker already holds a record of "
+            "it."
         ),
         params=(
             Param(
                 "forge_remote_id",
                 "string",
                 True,
-                "The forge's own id for the repository: the forge_remote_id field of "
-                "list_repositories(include_inactive=true).",
+                "From list_repositories include_inactive.",
                 constraints={
                     "minLength": 1,
                     "maxLength": 200,
@@ -322,10 +302,9 @@ TOOLS: tuple[ToolSpec, ...] = (
             needs_current_state=True,
         ),
         description=(
-            "Changes a repository's Woodpecker settings, sending only the fields passed. Asks a person "
-            "first when the change widens exposure: a trusted_* flag set to true, require_approval "
-            "lowered, visibility raised (towards public), allow_deploy turned on, or allow_pr turned on "
-            "with require_approval none. Narrowing applies at once."
+            "Changes the settings passed. Asks a person if exposure widens: trusted_*"
+            " on, require_approval or visibility loosened, allow_deploy on, allow_pr "
+            "on without approval."
         ),
         params=(
             REPO_ID,
@@ -333,74 +312,66 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "config_file",
                 "string",
                 False,
-                "Where Woodpecker looks for pipeline definitions: one file (.woodpecker.yml) or a "
-                "folder (.woodpecker/). '' restores the default lookup.",
+                "Pipeline file or folder; '' for the default.",
                 constraints={"maxLength": 500},
             ),
             Param(
                 "timeout",
                 "integer",
                 False,
-                "Minutes a pipeline may run. Above the server's configured maximum, only an instance "
-                "admin may set it.",
+                "Minutes; above the server maximum, admin only.",
                 constraints={"minimum": 1, "maximum": 10080},
             ),
             Param(
                 "visibility",
                 "enum",
                 False,
-                "Who sees builds and logs: public (everyone), internal (any signed-in user) or private "
-                "(users with access in the forge). Raising it (private < internal < public) asks a person.",
+                "Who sees builds: internal = any signed-in user. Raising it asks.",
                 choices=("public", "private", "internal"),
             ),
             Param(
                 "allow_pr",
                 "boolean",
                 False,
-                "Whether pull-request events start pipelines; turning it on while require_approval is "
-                "none asks a person.",
+                "PR events start pipelines.",
             ),
             Param(
                 "allow_deploy",
                 "boolean",
                 False,
-                "Whether deployment events are accepted; re-running a pipeline as a deployment needs it. "
-                "Turning it on asks a person.",
+                "Accept deployment events (on: asks).",
             ),
             Param(
                 "require_approval",
                 "enum",
                 False,
-                "Which pipelines wait for approve_pipeline, loosest to strictest: none, forks, "
-                "pull_requests, all_events. A step towards none asks a person.",
+                "Which pipelines wait for approval; loosening asks.",
                 choices=("none", "forks", "pull_requests", "all_events"),
             ),
             Param(
                 "cancel_previous_pipeline_events",
                 "array",
                 False,
-                "Events for which a newer pipeline cancels an older one still running; replaces the "
-                "stored list.",
+                "Events where a newer pipeline cancels a running older one.",
                 constraints={"items": {"enum": list(EVENTS)}, "maxItems": 9, "uniqueItems": True},
             ),
             Param(
                 "trusted_network",
                 "boolean",
                 False,
-                "Host networking for pipelines (instance admin only); true asks a person.",
+                "Host networking (admin; true asks).",
             ),
             Param(
                 "trusted_volumes",
                 "boolean",
                 False,
-                "Volume mounts of host paths for pipelines (instance admin only); true asks a person.",
+                "Host path mounts (admin; true asks).",
             ),
             Param(
                 "trusted_security",
                 "boolean",
                 False,
-                "Privileged containers, i.e. control over the agent host (instance admin only); true "
-                "asks a person.",
+                "Privileged containers (admin; true asks).",
             ),
             CONFIRM_TOKEN,
         ),
@@ -520,10 +491,9 @@ TOOLS: tuple[ToolSpec, ...] = (
             needs_current_state=False,
         ),
         description=(
-            "Reinstalls a repository's forge webhook and re-reads its data from the forge: the fix "
-            "when pushes stop starting builds, e.g. after a rename or a new Woodpecker URL. "
-            "scope=instance repairs every repository, one forge round-trip each; it needs an instance "
-            "admin and asks a person first. scope=repository does not ask."
+            "Reinstalls the webhook and re-reads the forge: fixes pushes that start "
+            "no builds. scope=instance repairs all (instance admin) and asks a "
+            "person."
         ),
         params=(
             SCOPE_REPO_ID,
@@ -531,8 +501,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "scope",
                 "enum",
                 False,
-                "repository (default): repo_id only. instance: every repository on the server; asks a "
-                "person.",
+                "instance: all repositories (admin; asks).",
                 choices=("repository", "instance"),
                 constraints={"default": "repository"},
             ),
@@ -568,10 +537,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "to"),
         description=(
-            "Tells Woodpecker a repository's new owner/name after a transfer or rename in the forge; "
-            "the forge is not changed. Always asks a person first. On 3.11 Woodpecker performs the "
-            "move and then answers HTTP 500, so a retry moves it twice: read it back with "
-            "get_repository or lookup_repository instead. 3.18 answers cleanly."
+            "Records a new owner/name after a forge rename. Always asks a person. "
+            "3.11 moves, then answers HTTP 500: a retry moves twice, so check "
+            "get_repository (3.18 is fine)."
         ),
         params=(
             REPO_ID,
@@ -579,7 +547,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "to",
                 "string",
                 True,
-                "The owner/name the forge lists the repository under now.",
+                "New owner/name.",
                 constraints=_FULL_NAME_RULES,
             ),
             CONFIRM_TOKEN,
@@ -622,10 +590,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id"),
         description=(
-            "Makes this account the repository's owner in Woodpecker: from then on Woodpecker uses "
-            "this account's forge token for the repository's clones, status reports, webhooks and "
-            "every pipeline. Meant for when the previous owner can no longer sign in. Always asks a "
-            "person first."
+            "Makes this account the owner; its forge token then serves the repository. Always asks a person."
         ),
         params=(REPO_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("POST", "/api/repos/{repo_id}/chown"),),
@@ -648,9 +613,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id"),
         description=(
-            "Deletes a repository from Woodpecker with its whole history: pipelines, logs, secrets, "
-            "registries, cron jobs, and its webhook. The repository in the forge stays. Always asks a "
-            "person first."
+            "Deletes a repository and all its Woodpecker data; the forge keeps it. Always asks a person."
         ),
         params=(REPO_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/repos/{repo_id}", query={"remove": Fixed("true")}),),

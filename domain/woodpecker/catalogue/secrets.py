@@ -38,7 +38,7 @@ _SECRET_NAME = Param(
     "name",
     "string",
     True,
-    "The secret's name. Case counts: Deploy_Key and deploy_key are two secrets.",
+    "Case-sensitive.",
     constraints={"minLength": 1, "maxLength": 100, "pattern": r"^(?!\.\.?$)[A-Za-z0-9_.-]+$"},
 )
 
@@ -55,9 +55,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_secrets",
         group="secrets",
         description=(
-            "Lists the secrets of one level (repository, organization or global): names, events, image "
-            "filters, notes. Values are never returned. Pipelines also get the other levels' secrets, "
-            "so one missing here may still come from elsewhere."
+            "Secrets of one level; values are never returned. Pipelines also get other levels' secrets."
         ),
         params=(*AT_SCOPE, *PAGING),
         endpoints=at_each_level("GET", "/secrets", query=PAGING_QUERY),
@@ -74,10 +72,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "get_secret",
         group="secrets",
-        description=(
-            "Returns one secret's settings: events, images, note. Its value is never returned, by this "
-            "or any other tool, the create call included."
-        ),
+        description=("One secret's settings; its value is never returned."),
         params=(*AT_SCOPE, _SECRET_NAME),
         endpoints=at_each_level("GET", "/secrets/{name}"),
         notes=("The name is URL-encoded as a single path segment. 404 when absent.",),
@@ -100,9 +95,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="instance_scope",
         admin_when="scope=global",
         description=(
-            "Stores a new secret at one level. The value is never returned, so keep a copy elsewhere. "
-            "events has no default and needs at least one entry. Asks a person first when events has a "
-            "pull-request event (forks' code would see it). The global level needs an instance admin."
+            "Stores a secret; its value is never returned. Asks a person if events "
+            "has a pull-request event. Global: instance admin."
         ),
         params=(
             *AT_SCOPE,
@@ -111,7 +105,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "value",
                 "string",
                 True,
-                "The secret's content; it can never be read back.",
+                "Never readable again.",
                 constraints={"minLength": 1, "maxLength": 100000},
                 sensitive=True,
             ),
@@ -119,21 +113,21 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "events",
                 "array",
                 True,
-                "Events whose pipelines receive the secret; there is no default.",
+                "Events whose pipelines get it.",
                 constraints=_SECRET_EVENTS_RULES,
             ),
             Param(
                 "images",
                 "array",
                 False,
-                "Images allowed to receive the secret; leave it out or pass [] for any image.",
+                "Images that may get it; [] any.",
                 constraints=_IMAGES_RULES,
             ),
             Param(
                 "note",
                 "string",
                 False,
-                "A comment kept with the secret, shown in the UI.",
+                "",
                 constraints={"maxLength": 500},
             ),
             CONFIRM_TOKEN,
@@ -188,10 +182,9 @@ TOOLS: tuple[ToolSpec, ...] = (
             needs_current_state=True,
         ),
         description=(
-            "Changes a secret's value, events, images or note; an events or images list replaces the "
-            "stored one, and a secret cannot be renamed. Asks a person first for a new value, an added "
-            "pull-request event, an emptied image list or an added image; narrowing and notes apply at "
-            "once. Values are never returned. Global level: instance admin."
+            "Changes a secret (values never returned); lists replace the stored ones."
+            " Asks a person for a new value, an added pull-request event or image, or"
+            " an emptied image list. Global: instance admin."
         ),
         params=(
             *AT_SCOPE,
@@ -200,7 +193,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "value",
                 "string",
                 False,
-                "New content, replacing the old for good; asks a person.",
+                "New value (asks).",
                 constraints={"minLength": 1, "maxLength": 100000},
                 sensitive=True,
             ),
@@ -208,19 +201,17 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "events",
                 "array",
                 False,
-                "The complete event list to store in place of the current one; adding a pull-request "
-                "event asks a person.",
+                "Replaces the list; adding a PR event asks.",
                 constraints=_SECRET_EVENTS_RULES,
             ),
             Param(
                 "images",
                 "array",
                 False,
-                "The complete image list to store; [] lifts the restriction, which asks a person when "
-                "there was one.",
+                "Replaces the list; [] any image (asks).",
                 constraints=_IMAGES_RULES,
             ),
-            Param("note", "string", False, "New comment.", constraints={"maxLength": 500}),
+            Param("note", "string", False, "", constraints={"maxLength": 500}),
             CONFIRM_TOKEN,
         ),
         endpoints=(
@@ -288,10 +279,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="instance_scope",
         admin_when="scope=global",
         guard=asks_always("scope", "repo_id", "org_id", "name"),
-        description=(
-            "Deletes a secret. Its value was never readable, so it is lost, and pipelines that use it "
-            "get nothing. The global level needs an instance admin. Always asks a person first."
-        ),
+        description=("Deletes a secret. Global: instance admin. Always asks a person."),
         params=(*AT_SCOPE, _SECRET_NAME, CONFIRM_TOKEN),
         endpoints=at_each_level("DELETE", "/secrets/{name}", success=204),
         notes=("404 when absent.",),

@@ -18,9 +18,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_server_info",
         group="server",
         description=(
-            "Reports the server's version and health check. Sent without credentials, so it tells "
-            "connection trouble from token trouble: success here with failures elsewhere points at the "
-            "token."
+            "Server version and health, asked without a token: tells connection trouble from token trouble."
         ),
         endpoints=(
             Endpoint("GET", "/version", root=True),
@@ -42,11 +40,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="server",
         admin="always",
         untrusted_output=True,
-        description=(
-            "Shows the scheduler's state: pending, dependency-blocked and running tasks, worker "
-            "counts, and whether the queue is paused. Instance admin only. Read it with "
-            "list_queued_pipelines to see why work is waiting."
-        ),
+        description=("Scheduler state: tasks, workers, paused. Instance admin only."),
         endpoints=(Endpoint("GET", "/api/queue/info"),),
         notes=("Task names and labels come from pipeline configs.",),
         answer=One(
@@ -58,7 +52,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_log_level",
         group="server",
         admin="always",
-        description="Returns the log level the server runs with. Instance admin only.",
+        description="The server's log level. Instance admin only.",
         endpoints=(Endpoint("GET", "/api/log-level"),),
         notes=('Answers {"log-level": "info"}.',),
         answer=Value("log_level", "The server logs at level {value}.", field="log-level"),
@@ -70,9 +64,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="always",
         guard=asks_always(),
         description=(
-            "Stops handing work to agents, for the whole instance, until resume_queue; running "
-            "pipelines finish. Instance admin only. Users just see their builds wait, with no "
-            "explanation, so it always asks a person first."
+            "Stops giving work to agents instance-wide until resume_queue. Instance "
+            "admin only. Always asks a person."
         ),
         params=(CONFIRM_TOKEN,),
         endpoints=(Endpoint("POST", "/api/queue/pause", success=204),),
@@ -91,10 +84,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="server",
         annotations=WRITE_IDEMPOTENT,
         admin="always",
-        description=(
-            "Hands out work again after pause_queue. Instance admin only. The backlog goes out at "
-            "once, so expect a load spike."
-        ),
+        description=("Gives out work again after pause_queue. Instance admin only."),
         endpoints=(Endpoint("POST", "/api/queue/resume", success=204),),
         answer=Done("Resumed the queue; the backlog is being dispatched."),
     ),
@@ -111,16 +101,14 @@ TOOLS: tuple[ToolSpec, ...] = (
             needs_current_state=False,
         ),
         description=(
-            "Changes the server's log level live, without a restart. Instance admin only. trace "
-            "records request bodies and debug is noisy. Asks a person first for fatal, panic or "
-            "disabled, which silence nearly all records; other levels apply at once."
+            "Sets the server's log level. Instance admin only. Asks a person for fatal, panic or disabled."
         ),
         params=(
             Param(
                 "level",
                 "enum",
                 True,
-                "The new level; servers start at info.",
+                "",
                 choices=("trace", "debug", "info", "warn", "error", "fatal", "panic", "disabled"),
             ),
             CONFIRM_TOKEN,

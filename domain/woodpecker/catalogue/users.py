@@ -23,15 +23,14 @@ from domain.woodpecker.requests import Request, record, segment
 
 _USER_FORGE_ID = id_param(
     "forge_id",
-    "The account's forge id, from list_users or list_forges (1 on an instance with one forge). "
-    "The same login can exist on several forges.",
+    "From list_forges (1 with one forge).",
 )
 
 _LOGIN = Param(
     "login",
     "string",
     True,
-    "The account's login, spelled exactly as in the forge.",
+    "Exactly as in the forge.",
     constraints={"minLength": 1, "maxLength": 200, "pattern": r"^(?!\.\.?$)[A-Za-z0-9._-]+$"},
 )
 
@@ -164,10 +163,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_users",
         group="users",
         admin="always",
-        description=(
-            "Lists every Woodpecker account. Instance admin only. Accounts appear at first sign-in or "
-            "through create_user, so everyone who ever used the instance is listed."
-        ),
+        description=("Every Woodpecker account. Instance admin only."),
         params=PAGING,
         endpoints=(Endpoint("GET", "/api/users", query=PAGING_QUERY),),
         notes=("Ordered by login; null when empty.",),
@@ -177,7 +173,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_user",
         group="users",
         admin="always",
-        description="Returns one account, by login and forge. Instance admin only.",
+        description="One account. Instance admin only.",
         params=(
             _LOGIN,
             _USER_FORGE_ID,
@@ -185,7 +181,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "forge_remote_id",
                 "string",
                 False,
-                "The user's id on the forge, to pick the right account when a login is ambiguous.",
+                "Forge user id, if the login is ambiguous.",
                 constraints={"minLength": 1, "maxLength": 200},
             ),
         ),
@@ -220,10 +216,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             needs_current_state=False,
         ),
         description=(
-            "Creates a Woodpecker account for a forge user who has not signed in yet; the forge is not "
-            "touched. Spell the login exactly as the forge does, or the real sign-in makes a second "
-            "account and this one stays unused. Instance admin only. Always asks a person first (a new "
-            "account can sign in even where registration is closed)."
+            "Creates an account for a forge user before sign-in. Instance admin only. Always asks a person."
         ),
         params=(
             _LOGIN,
@@ -231,15 +224,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "email",
                 "string",
                 False,
-                "Contact address.",
+                "",
                 constraints={"maxLength": 500, "format": "email"},
             ),
             Param(
                 "admin",
                 "boolean",
                 False,
-                "true makes it an instance admin, with power over every repository, secret and agent; "
-                "asks a person.",
+                "Instance admin (asks).",
                 constraints={"default": False},
             ),
             CONFIRM_TOKEN,
@@ -306,9 +298,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             needs_current_state=False,
         ),
         description=(
-            "Changes an account's email or instance-admin flag; anything not passed keeps its value. "
-            "Instance admin only. Granting admin (admin=true) hands over the whole instance and asks a "
-            "person first; revoking it or fixing the email applies at once."
+            "Changes an account's email or admin flag. Instance admin only. Granting "
+            "admin (admin=true) asks a person."
         ),
         params=(
             _LOGIN,
@@ -317,10 +308,10 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "email",
                 "string",
                 False,
-                "New contact address.",
+                "",
                 constraints={"maxLength": 500, "format": "email"},
             ),
-            Param("admin", "boolean", False, "true grants instance admin (asks a person); false revokes it."),
+            Param("admin", "boolean", False, "true asks a person."),
             CONFIRM_TOKEN,
         ),
         endpoints=(
@@ -370,9 +361,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="always",
         guard=asks_always("login", "forge_id"),
         description=(
-            "Deletes a Woodpecker account. Instance admin only. Repositories it owns lose the forge "
-            "token Woodpecker uses for them, so their pipelines stop being triggered; hand them over "
-            "with chown_repository first. Always asks a person first."
+            "Deletes an account; its repositories stop getting pipelines "
+            "(chown_repository first). Instance admin only. Always asks a person."
         ),
         params=(_LOGIN, _USER_FORGE_ID, CONFIRM_TOKEN),
         endpoints=(
