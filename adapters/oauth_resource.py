@@ -278,11 +278,12 @@ class JwtTokenVerifier:
         if len(token) > _MAX_TOKEN_CHARS:
             raise TokenRejected("invalid_token", "The access token is malformed.")
         try:
-            header = jwt.get_unverified_header(token)
-            unverified = jwt.decode(token, options={"verify_signature": False})
+            # One unverified read for header and claims: only to pick the issuer and key below.
+            unverified = jwt.decode_complete(token, options={"verify_signature": False})
         except jwt.PyJWTError:
             raise TokenRejected("invalid_token", "The access token is malformed.") from None
-        issuer = unverified.get("iss")
+        header, payload = unverified["header"], unverified["payload"]
+        issuer = payload.get("iss")
         keys = self._issuers.get(issuer) if isinstance(issuer, str) else None
         if keys is None:
             raise TokenRejected("invalid_token", "The access token's issuer is not trusted here.")

@@ -107,6 +107,14 @@ def redis_value(client: redis.Redis, key: bytes) -> bytes | None:
     return None
 
 
+def redis_values(url: str) -> dict[bytes, bytes | None]:
+    client = redis.Redis.from_url(url)
+    try:
+        return {k: redis_value(client, k) for k in client.scan_iter(match="woodpecker-mcp:*")}
+    finally:
+        client.close()
+
+
 def logins(sandbox: Sandbox) -> list[str | None]:
     return [r.login for r in sandbox.requests]
 
@@ -250,22 +258,29 @@ async def test_two_processes_sharing_redis_see_the_same_link_and_token_and_the_c
                     results.append(await alice_on_b.call_tool("get_woodpecker_link", {}))
                 async with mcp_client(a.url, idp.token(resource)) as alice_on_a:
                     results.append(await alice_on_a.call_tool("list_repositories", {}))
+                    stored = redis_values(redis_url)
+                    # Unlinked through B: A, which just used the token, no longer has it (no cache).
+                    async with mcp_client(b.url, idp.token(resource)) as alice_on_b:
+                        results.append(await alice_on_b.call_tool("unlink_woodpecker_token", {}))
+                    calls_before = len(sandbox.requests)
+                    results.append(await alice_on_a.call_tool("list_repositories", {}))
         finally:
             a.stop()
             b.stop()
     assert linked.status_code == 200
     assert results[1].structured_content["user"]["login"] == sandbox.user_login
     assert not results[3].is_error
-    client = redis.Redis.from_url(redis_url)
-    try:
-        stored = {k: redis_value(client, k) for k in client.scan_iter(match="woodpecker-mcp:*")}
-    finally:
-        client.close()
+    assert results[4].structured_content == {"unlinked": True}
+    assert results[5].structured_content["error"] == "woodpecker_token_not_linked"
+    assert len(sandbox.requests) == calls_before
     assert stored, "the sealed token should be in Redis"
     for key, value in stored.items():
         assert canary.encode() not in key and canary.encode() not in (value or b"")
     sealed = [v for k, v in stored.items() if k.startswith(b"woodpecker-mcp:linked:token:")]
     assert sealed and all(v is not None and v.startswith(b"v1.") for v in sealed)
+    assert not {k for k in stored if k.startswith(b"woodpecker-mcp:linked:token:")} & set(
+        redis_values(redis_url)
+    )
     texts = [
         a.output(),
         b.output(),
@@ -319,29 +334,91 @@ async def test_an_expired_link_is_refused_by_the_page_before_woodpecker_is_asked
     assert checked == [] and await vault.token("alice") is None
 
 
-async def test_a_two_call_token_stays_with_the_sign_in_even_when_both_people_linked_the_same_woodpecker_token(
+YES = types.ElicitResult(action="accept", content={"confirm": True})
+SECRET = {"scope": "repository", "repo_id": 4, "name": "dotfiles_token"}
+REGISTRY = {"scope": "repository", "repo_id": 4, "address": "registry.example.org:5000"}
+OTHER_SECRET = {"scope": "repository", "repo_id": 1, "name": "docker_password"}
+
+
+class Person(PageFiller):
+    """Links `token` through the page when sent a link, and says yes to every confirmation question."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__(token)
+        self.questions: list[types.ElicitRequestFormParams] = []
+
+    async def __call__(self, context: Any, params: Any) -> types.ElicitResult:
+        if isinstance(params, types.ElicitRequestURLParams):
+            return await super().__call__(context, params)
+        self.questions.append(params)
+        return YES
+
+
+async def test_in_oauth_mode_questions_answers_and_confirm_tokens_stay_with_the_sign_in(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    args = {"scope": "repository", "repo_id": 4, "name": "dotfiles_token"}
+    """Alice and Mallory link the same Woodpecker token: only the sign-in tells them apart, and it is what binds."""
     async with authorization_server() as idp, linking_server(sandbox, idp, tmp_path) as url:
-        with anyio.fail_after(90):
+        alice_jwt, mallory_jwt = idp.token(f"{url}/mcp", "alice"), idp.token(f"{url}/mcp", "mallory")
+        alice_person, mallory_person, alice_at_dialog = (Person(sandbox.admin_token) for _ in range(3))
+        with anyio.fail_after(120):
             async with (
-                mcp_client(url, idp.token(f"{url}/mcp", "ada")) as ada,
-                mcp_client(url, idp.token(f"{url}/mcp", "bob")) as bob,
+                mcp_client(url, alice_jwt, elicitation_callback=alice_person) as alice,
+                mcp_client(url, mallory_jwt, elicitation_callback=mallory_person) as mallory,
+                mcp_client(url, alice_jwt) as alice_plain,
+                mcp_client(url, mallory_jwt) as mallory_plain,
+                mcp_client(
+                    url, alice_jwt, mode="legacy", elicitation_callback=alice_at_dialog
+                ) as alice_legacy,
             ):
-                for person in (ada, bob):
-                    offer = await person.call_tool("get_current_user", {})
-                    assert (
-                        await link_through_page(offer.structured_content["link_url"], sandbox.admin_token)
-                    ).is_success
-                first = await ada.call_tool("delete_secret", args)
+                for person in (alice, mallory):
+                    assert not (await person.call_tool("get_current_user", {})).is_error
+                assert alice_person.answers == mallory_person.answers == [200]
+
+                # 2026-07-28: Alice's sealed question, answered yes by Mallory, is no answer for Mallory.
+                question = await alice.session.call_tool("delete_secret", SECRET, allow_input_required=True)
+                assert isinstance(question, types.InputRequiredResult)
+                retry = {"input_responses": {"confirm": YES}, "request_state": question.request_state}
+                stolen = await mallory.session.call_tool(
+                    "delete_secret", SECRET, allow_input_required=True, **retry
+                )
+                writes_after_stolen_state = sandbox.state_changing_requests()
+                own = await alice.session.call_tool(
+                    "delete_secret", SECRET, allow_input_required=True, **retry
+                )
+
+                # Two calls: Alice's confirm token is refused to Mallory and stays hers to redeem, once.
+                first = await alice_plain.call_tool("delete_registry", REGISTRY)
                 token = first.structured_content["confirm_token"]
-                stolen = await bob.call_tool("delete_secret", {**args, "confirm_token": token})
-                writes_after_bob = sandbox.state_changing_requests()
-                own = await ada.call_tool("delete_secret", {**args, "confirm_token": token})
-    assert stolen.is_error and stolen.structured_content["error"]["kind"] == "token_rejected"
-    assert writes_after_bob == []
-    assert not own.is_error
-    assert [(r.method, r.login) for r in sandbox.state_changing_requests()] == [
-        ("DELETE", sandbox.admin_login)
+                refused = await mallory_plain.call_tool(
+                    "delete_registry", {**REGISTRY, "confirm_token": token}
+                )
+                writes_after_stolen_token = sandbox.state_changing_requests()
+                redeemed = await alice_plain.call_tool(
+                    "delete_registry", {**REGISTRY, "confirm_token": token}
+                )
+
+                # 2025-11-25 with a dialog: the question is pushed to Alice's own stream and acted on.
+                pushed = await alice_legacy.call_tool("delete_secret", OTHER_SECRET)
+    # Mallory is asked afresh (a question of their own): not an error, not Alice's approval, nothing written.
+    assert isinstance(stolen, types.InputRequiredResult), stolen
+    assert stolen.request_state != question.request_state
+    assert writes_after_stolen_state == []
+    assert isinstance(own, types.CallToolResult) and not own.is_error, own
+    assert refused.is_error and refused.structured_content["error"]["kind"] == "token_rejected"
+    assert [r.path for r in writes_after_stolen_token] == ["/api/repos/4/secrets/dotfiles_token"]
+    assert not redeemed.is_error and not pushed.is_error
+    assert len(alice_at_dialog.questions) == 1 and alice_at_dialog.answers == []  # linked already: no page
+    assert [(r.method, r.path, r.login) for r in sandbox.state_changing_requests()] == [
+        ("DELETE", "/api/repos/4/secrets/dotfiles_token", sandbox.admin_login),
+        ("DELETE", "/api/repos/4/registries/registry.example.org%3A5000", sandbox.admin_login),
+        ("DELETE", "/api/repos/1/secrets/docker_password", sandbox.admin_login),
     ]
+    # The audit trail tells the two sign-ins apart although Woodpecker saw one account.
+    events = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
+    principals: dict[str, set[str]] = {}
+    for event in events:
+        principals.setdefault(event["outcome"], set()).add(event["principal"])
+    (alice_digest,) = principals["executed"]
+    (mallory_digest,) = principals["token_rejected"]
+    assert mallory_digest != alice_digest and principals["asked"] == {alice_digest, mallory_digest}
