@@ -187,4 +187,6 @@ def uvicorn_config(app: ASGIApp, *, host: str, port: int, log_level: str = "warn
         h11_max_incomplete_event_size=64 * 1024,
         server_header=False,
         proxy_headers=False,
+        # No access log: uvicorn formats each line's arguments before the logger's level is checked.
+        access_log=False,
     )

@@ -6,7 +6,7 @@ from typing import Any
 
 from domain.tools import ToolSpec
 from domain.woodpecker.answers import Done, Listed, One, Value
-from domain.woodpecker.results.budget import RESULT_BUDGET, fit_object, fit_prefix
+from domain.woodpecker.results.budget import RESULT_BUDGET, fit_object, fit_prefix, size
 from domain.woodpecker.results.configs import decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped, ShapeError, as_list
 from domain.woodpecker.results.kinds import ENTRY_KIND
@@ -134,8 +134,9 @@ def _object_shaper(
         out["note"] = NEW_AGENT_NOTE
 
     def fitted(room: int) -> Summarised:
-        # fit_object trims in place: each room starts from its own copy of the cleaned answer.
-        fitting = fit_object(copy.deepcopy(out), key, room)
+        # fit_object trims in place: a room too small for the cleaned answer gets its own copy of it.
+        # Most answers fit whole; they are not copied (nothing downstream mutates a shaped result).
+        fitting = out if size(out) <= room else fit_object(copy.deepcopy(out), key, room)
         trimmed = fitting[key] if isinstance(fitting[key], Mapping) else {}
         return Summarised(fitting, fill(answer.summary, args, _object_fields(name, key, trimmed, args)))
 
