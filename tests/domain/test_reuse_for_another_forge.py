@@ -21,6 +21,7 @@ from ports.forge import Forge, ForgeError, InvalidArguments, ToolResult
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.guarded import CallContext, CallOutcome, Complete, GuardedCalls, NeedInput
 from ports.use_cases.sealed_questions import SealedQuestions
+from tests.fakes.asker import Says
 from tests.fakes.clock import FakeClock
 from tests.fakes.randomness import FakeRandomness
 
@@ -273,18 +274,6 @@ class KeptAudit:
         return [e["outcome"] for e in self.events]
 
 
-class Answers:
-    """An Asker giving the same answer every time and keeping the questions it was shown."""
-
-    def __init__(self, answer: Answer) -> None:
-        self.answer = answer
-        self.questions: list[str] = []
-
-    async def ask(self, message: str) -> Answer:
-        self.questions.append(message)
-        return self.answer
-
-
 @dataclass
 class Garden:
     gateway: GardenGateway
@@ -320,7 +309,7 @@ def _result(outcome: CallOutcome) -> ToolResult:
 
 
 def test_a_yes_in_the_dialog_runs_another_forges_call_and_the_audit_says_so() -> None:
-    g, says = garden(), Answers(Answer("accept", True))
+    g, says = garden(), Says(Answer("accept", True))
     result = _result(g.call("dig_up_bed", DIG, CallContext("ann", None, "push", asker=says)))
     assert not result.is_error and result.structured["beds"] == []
     assert says.questions == [DIG_QUESTION]
@@ -332,7 +321,7 @@ def test_a_yes_in_the_dialog_runs_another_forges_call_and_the_audit_says_so() ->
 def test_a_no_in_the_dialog_sends_no_write_to_another_forge() -> None:
     g = garden()
     for answer, outcome in ((Answer("decline"), "declined"), (Answer("cancel"), "cancelled")):
-        result = _result(g.call("dig_up_bed", DIG, CallContext(None, None, "push", asker=Answers(answer))))
+        result = _result(g.call("dig_up_bed", DIG, CallContext(None, None, "push", asker=Says(answer))))
         assert result.structured["outcome"] == outcome and result.structured["done"] is False
     assert g.gateway.writes == [] and g.gateway.gardens[3]["beds"] == {4: "tomatoes"}
     assert g.audit.outcomes == ["asked", "declined", "asked", "cancelled"]
@@ -376,7 +365,7 @@ def test_another_forges_sealed_answer_runs_once_and_a_replayed_seal_gets_a_fresh
 
 
 def test_another_forges_rule_decides_from_the_stored_object_and_a_failed_read_does_nothing() -> None:
-    g, says = garden(), Answers(Answer("accept", True))
+    g, says = garden(), Says(Answer("accept", True))
     ctx = CallContext(None, None, "push", asker=says)
     narrower = _result(g.call("update_garden", {"garden_id": 3, "sharing": "owner"}, ctx))
     assert narrower.structured["sharing"] == "owner" and says.questions == []
@@ -395,7 +384,7 @@ def test_another_forges_rule_decides_from_the_stored_object_and_a_failed_read_do
 
 def test_another_forges_unknown_tool_and_bad_arguments_are_answered_without_a_request() -> None:
     g = garden()
-    ctx = CallContext(None, None, "push", asker=Answers(Answer("accept", True)))
+    ctx = CallContext(None, None, "push", asker=Says(Answer("accept", True)))
     unknown = _result(g.call("plant_tree", {}, ctx))
     assert unknown.structured["error"]["kind"] == "unknown_tool"
     bad = _result(g.call("dig_up_bed", {"garden_id": "three", "bed": 4}, ctx))
