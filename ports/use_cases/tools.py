@@ -38,7 +38,6 @@ from ports.woodpecker import (
     WoodpeckerGateway,
 )
 
-
 _KINDS: tuple[tuple[type[WoodpeckerError], str], ...] = (
     (NotConfigured, "not_configured"),
     (Unauthorized, "unauthorized"),
