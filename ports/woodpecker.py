@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from domain.logs import LogLine as LogLine
+from domain.logs import LogMatch as LogMatch
 from ports.credential import Credential as Credential
 from ports.forge import ForgeError
 
@@ -60,23 +62,9 @@ class LogSearchRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class LogLine:
-    number: int  # Woodpecker's `line`, from 0
-    text: str  # decoded from base64, without its trailing newline
-    time: int = 0  # seconds since the step started
-
-
-@dataclass(frozen=True, slots=True)
 class LogWindow:
     lines: tuple[LogLine, ...]
     total_lines: int  # every output line of the log, in the range or not
-
-
-@dataclass(frozen=True, slots=True)
-class LogMatch:
-    line: LogLine
-    before: tuple[LogLine, ...] = ()
-    after: tuple[LogLine, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

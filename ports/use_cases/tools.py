@@ -10,7 +10,7 @@ from domain.tools import Catalogue, ToolSpec
 from domain.woodpecker import requests, results
 from domain.woodpecker.plans import Calls, FailureSummary, FindInPages, ServerInfo, StepLog, StepLogSearch
 from domain.woodpecker.requests import Request
-from domain.woodpecker.results import LogHit, LogPiece, Shaped
+from domain.woodpecker.results import Shaped
 from domain.woodpecker.tool import woodpecker
 from ports.forge import InvalidArguments as InvalidArguments
 from ports.forge import ToolResult as ToolResult
@@ -307,9 +307,8 @@ class ToolRunner:
         args = {**args, "from": end}
         window = LogWindowRequest(args["limit"], end, first, last)
         log = await self.gateway.step_log(requests.step_log_path(args), window, cred)
-        pieces = [LogPiece(line.number, line.text) for line in log.lines]
         return results.shape_logs(
-            spec, args, pieces, log.total_lines, step, budget=self.log_budget, text=self.text
+            spec, args, log.lines, log.total_lines, step, budget=self.log_budget, text=self.text
         )
 
     async def _search_step_logs(
@@ -318,18 +317,10 @@ class ToolRunner:
         step = await self._step(args, cred)
         search = LogSearchRequest(args["pattern"], args["ignore_case"], args["context"], args["max_matches"])
         found = await self.gateway.search_step_log(requests.step_log_path(args), search, cred)
-        matches = [
-            LogHit(
-                LogPiece(m.line.number, m.line.text),
-                tuple(LogPiece(x.number, x.text) for x in m.before),
-                tuple(LogPiece(x.number, x.text) for x in m.after),
-            )
-            for m in found.matches
-        ]
         return results.shape_search(
             spec,
             args,
-            matches,
+            found.matches,
             found.total_matches,
             found.total_lines,
             step,
@@ -356,9 +347,9 @@ class ToolRunner:
                 results.StepFailure(
                     workflow,
                     step,
-                    errors=[LogPiece(m.line.number, m.line.text) for m in found.matches],
+                    errors=[m.line for m in found.matches],
                     error_count=found.total_matches,
-                    last=[LogPiece(line.number, line.text) for line in last.lines],
+                    last=last.lines,
                     total_lines=last.total_lines,
                 )
             )
