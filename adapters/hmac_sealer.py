@@ -1,17 +1,14 @@
 """The Sealer port with HMAC-SHA256 and a key ring: the first key seals, every key opens."""
 
 import base64
-import binascii
 import hashlib
 import hmac
 import re
-import secrets
 from collections.abc import Sequence
 
 from domain.config import ConfigError
 
 MIN_KEY_BYTES = 32
-DEFAULT_KEYS_VARIABLE = "WOODPECKER_MCP_SEAL_KEYS"
 # Domain separation: a MAC made here can never be mistaken for one made for another purpose.
 _CONTEXT = b"woodpecker-ci-mcp/seal/v1\x00"
 _TAG_BYTES = 32
@@ -44,36 +41,6 @@ class HmacSealer:
                     f"seal key {position} is {len(key)} bytes long; each key needs at least {MIN_KEY_BYTES}"
                 )
         self._keys = tuple(bytes(k) for k in keys)
-
-    @classmethod
-    def from_config(cls, b64_keys: str | None, *, variable: str = DEFAULT_KEYS_VARIABLE) -> "HmacSealer":
-        """Keys from a comma-separated list of base64 (standard or URL-safe) values, first one sealing.
-
-        Unset or blank: one random key for this process, so questions do not survive a restart
-        or travel between replicas. Errors name the variable and the entry's position, never
-        the key.
-        """
-        if b64_keys is None or not b64_keys.strip():
-            return cls([secrets.token_bytes(MIN_KEY_BYTES)])
-        keys: list[bytes] = []
-        entries = [e.strip() for e in b64_keys.split(",")]
-        for position, entry in enumerate(entries, start=1):
-            if not entry:
-                raise ConfigError(
-                    f"{variable}: entry {position} is empty; separate base64 keys with single commas"
-                )
-            try:
-                standard = entry.replace("-", "+").replace("_", "/").rstrip("=")
-                key = base64.b64decode(standard + "=" * (-len(standard) % 4), validate=True)
-            except (binascii.Error, ValueError):
-                raise ConfigError(f"{variable}: entry {position} is not valid base64") from None
-            if len(key) < MIN_KEY_BYTES:
-                raise ConfigError(
-                    f"{variable}: entry {position} decodes to {len(key)} bytes; each key needs at least "
-                    f"{MIN_KEY_BYTES} (for example: openssl rand -base64 32)"
-                )
-            keys.append(key)
-        return cls(keys)
 
     def __repr__(self) -> str:
         return f"HmacSealer(keys={len(self._keys)})"

@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 from starlette.responses import HTMLResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ports.credential import token_shaped
 from ports.linked_tokens import LinkedToken, LinkedTokens, LinkOffer
 from ports.woodpecker import Credential
 
@@ -188,7 +189,7 @@ class TokenLinkPage:
         if await self._vault.link_owner(link_id, now) is None:
             return _page("Link expired", _GONE, 410)
         token = (form.get("token") or [""])[0].strip()
-        if not token or len(token) > _MAX_TOKEN_CHARS or not all(33 <= ord(c) <= 126 for c in token):
+        if not token or len(token) > _MAX_TOKEN_CHARS or not token_shaped(token):
             return await self._form(link_id, "That does not look like a Woodpecker token.", 400)
         credential = Credential(token)
         try:

@@ -3,7 +3,27 @@
 import base64
 import heapq
 from collections import deque
+from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One output line of a step's log, as the gateway reads it and the results show it."""
+
+    number: int  # the forge's line number, from 0
+    text: str  # decoded, without its trailing newline
+    time: int = 0  # seconds since the step started
+
+
+@dataclass(frozen=True, slots=True)
+class LogMatch:
+    """A line a search matched, with the lines around it."""
+
+    line: LogLine
+    before: tuple[LogLine, ...] = ()
+    after: tuple[LogLine, ...] = ()
+
 
 End = Literal["head", "tail"]
 T = TypeVar("T")

@@ -25,7 +25,6 @@ from adapters.os_randomness import OsRandomness
 from adapters.system_clock import SystemClock
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.tools import Catalogue
-from domain.woodpecker.rules import WOODPECKER_RULES
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
 from entrypoints.settings import DISTRIBUTION, LINK_KEY_BYTES, PROGRAM, HttpSettings, Settings
 from ports.clock import Clock
@@ -36,6 +35,7 @@ from ports.use_cases.confirmations import Confirmations
 from ports.use_cases.guarded import GuardedCalls
 from ports.use_cases.sealed_questions import SealedQuestions
 from ports.use_cases.tools import ToolRunner
+from ports.use_cases.woodpecker_forge import woodpecker_forge
 from ports.woodpecker import Credential, WoodpeckerGateway
 
 if TYPE_CHECKING:
@@ -175,9 +175,7 @@ class Container(containers.DeclarativeContainer):
     sealed_questions = providers.Singleton(SealedQuestions, sealer, clock, randomness, token_store)
     guarded = providers.Singleton(
         GuardedCalls,
-        tools,
-        providers.Object(WOODPECKER_RULES),
-        runner,
+        providers.Singleton(woodpecker_forge, tools, runner),
         confirmations,
         sealed_questions,
         audit,

@@ -33,6 +33,7 @@ from domain.tools import Catalogue
 from domain.toolsets import TOOLSETS_VARIABLE
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
+from ports.credential import token_shaped
 from ports.woodpecker import Credential
 
 PROGRAM = "woodpecker-ci-mcp"
@@ -164,7 +165,7 @@ class Settings(BaseModel):
         try:
             return parse_flag(name, None if raw is None else str(raw))
         except ConfigError as e:
-            raise ValueError(_strip_program(str(e))) from None
+            raise ValueError(str(e)) from None
 
     @field_validator("elicitation", mode="before")
     @classmethod
@@ -174,7 +175,7 @@ class Settings(BaseModel):
         try:
             return parse_elicitation(None if raw is None else str(raw))
         except ConfigError as e:
-            raise ValueError(_strip_program(str(e))) from None
+            raise ValueError(str(e)) from None
 
     @field_validator("text", mode="before")
     @classmethod
@@ -182,7 +183,7 @@ class Settings(BaseModel):
         try:
             return parse_text_mode(None if raw is None else str(raw))
         except ConfigError as e:
-            raise ValueError(_strip_program(str(e))) from None
+            raise ValueError(str(e)) from None
 
     @field_validator("seal_keys", mode="before")
     @classmethod
@@ -424,17 +425,13 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def _printable_ascii(value: str) -> bool:
-    return all(33 <= ord(c) <= 126 for c in value)
-
-
 def _take_token(environ: MutableMapping[str, str]) -> Credential | None:
     # Popping from os.environ also unsetenv()s it, so no child process inherits the token.
     raw = environ.pop("WOODPECKER_TOKEN", None)
     if raw is None or not raw.strip():
         return None
     value = raw.strip()
-    if not _printable_ascii(value):
+    if not token_shaped(value):
         raise ValueError(
             "WOODPECKER_TOKEN contains spaces or non-ASCII characters; paste the personal access token "
             "from Woodpecker's user settings exactly"
@@ -524,7 +521,7 @@ def _error_lines(error: ValidationError) -> list[str]:
         if problem["type"] != "value_error":
             variable = ".".join(str(part) for part in problem["loc"])
             message = f"{variable}: {message}"
-        lines.append(_line(_strip_program(message)))
+        lines.append(_line(message))
     return lines
 
 
@@ -583,18 +580,18 @@ def read_settings(
             read_only=settings.read_only if settings is not None else False,
         )
     except ConfigError as e:
-        errors.append(_line(_strip_program(str(e))))
+        errors.append(_line(str(e)))
         selection = None
     try:
         toolsets = WOODPECKER_TOOLSETS.parse(_raw(environ, TOOLSETS_VARIABLE), TOOLSETS_VARIABLE)
     except ConfigError as e:
-        errors.append(_line(_strip_program(str(e))))
+        errors.append(_line(str(e)))
     if errors or settings is None or selection is None:
         raise StartupError(errors)
     # Toolsets narrow what the allow, deny and read-only settings left: a tool is registered
     # only if every one of them keeps it.
     tools = WOODPECKER_TOOLSETS.select(toolsets, selection.catalogue)
-    warnings.extend(_line(_strip_program(w)) for w in selection.warnings)
+    warnings.extend(_line(w) for w in selection.warnings)
     if len(tools) == 0 and len(selection.catalogue) > 0:
         warnings.append(_line(f"{TOOLSETS_VARIABLE} leaves no tools: the server will list none"))
     warnings.extend(_unknown_variables(environ))
@@ -625,12 +622,6 @@ def _check_appendable(path: str) -> None:
             f"WOODPECKER_MCP_AUDIT_FILE cannot be opened for appending ({reason}); "
             "point it at a writable file, or unset it to write the audit trail to stderr"
         ) from None
-
-
-def _strip_program(text: str) -> str:
-    # Domain messages may or may not carry the program prefix; every line here gets it once.
-    prefix = f"{PROGRAM}: "
-    return text[len(prefix) :] if text.startswith(prefix) else text
 
 
 _HTTP_VARIABLES = tuple(
@@ -688,7 +679,7 @@ def _check_bearer(bearer: str | None, server_token: Credential | None) -> None:
             "WOODPECKER_MCP_BEARER is not set; HTTP clients must present a shared secret: "
             f"{generate} (or set WOODPECKER_MCP_AUTH=per-client)"
         )
-    if len(bearer) < MIN_BEARER_CHARS or not _printable_ascii(bearer):
+    if len(bearer) < MIN_BEARER_CHARS or not token_shaped(bearer):
         raise ValueError(
             f"WOODPECKER_MCP_BEARER must be at least {MIN_BEARER_CHARS} printable ASCII characters; {generate}"
         )

@@ -9,30 +9,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from domain.logs import LogLine as LogLine
+from domain.logs import LogMatch as LogMatch
+from ports.credential import Credential as Credential
+from ports.forge import ForgeError
+
 Method = Literal["GET", "POST", "PATCH", "DELETE"]
-
-
-class Credential:
-    """A Woodpecker personal access token whose value never shows in repr, str or logs."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Credential(***)"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Credential) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(("Credential", self._value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,23 +62,9 @@ class LogSearchRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class LogLine:
-    number: int  # Woodpecker's `line`, from 0
-    text: str  # decoded from base64, without its trailing newline
-    time: int = 0  # seconds since the step started
-
-
-@dataclass(frozen=True, slots=True)
 class LogWindow:
     lines: tuple[LogLine, ...]
     total_lines: int  # every output line of the log, in the range or not
-
-
-@dataclass(frozen=True, slots=True)
-class LogMatch:
-    line: LogLine
-    before: tuple[LogLine, ...] = ()
-    after: tuple[LogLine, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +109,7 @@ class WoodpeckerGateway(Protocol):
         ...
 
 
-class WoodpeckerError(Exception):
+class WoodpeckerError(ForgeError):
     """Base of every failure talking to Woodpecker. `str(e)` is safe to show a user."""
 
     status: int | None = None

@@ -1,108 +1,35 @@
-"""The Woodpecker REST API over httpx: bounded, never redirected, retried only for reads, and never leaking the token."""
+"""The Woodpecker REST API over httpx: answers bounded in bytes, step logs read as a stream (see `transport.py` for the request itself)."""
 
-import functools
-import json
 import random
-import ssl
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any, Literal, NoReturn, TypeVar
-from urllib.parse import parse_qsl, unquote
 
 import anyio
 import httpx
 
+from adapters.woodpecker_httpx.failures import GiB, MiB, serves_web_ui, too_large
 from adapters.woodpecker_httpx.log_read import BothReaders, CompiledSearch, SearchReader, WindowReader
 from adapters.woodpecker_httpx.log_stream import LogScanner, LooksLikeHtml, MalformedLog
+from adapters.woodpecker_httpx.transport import HttpxTransport, check_declared_length, is_html_type, read_json
 from ports.woodpecker import (
     ApiCall,
     ApiResponse,
     BadResponse,
-    Conflict,
     Credential,
-    Forbidden,
     LogSearch,
     LogSearchRequest,
     LogWindow,
     LogWindowRequest,
-    NotConfigured,
-    NotFound,
-    RedirectRefused,
-    Rejected,
-    RequestNotAsPlanned,
-    ResponseTooLarge,
-    ServerError,
-    ServesWebUi,
-    Unauthorized,
-    Unavailable,
-    WoodpeckerError,
 )
-
-MiB = 1024 * 1024
-GiB = 1024 * MiB
-
-_ERROR_BODY_READ = 64 * 1024  # enough for any real error text; the rest is not read
-_DETAIL_CHARS = 300
-_ROOT_PATHS = ("/version", "/healthz")
-_RETRY_STATUSES = frozenset({429, 502, 503, 504})
-
-SETUP_HINT = (
-    "set WOODPECKER_URL to the server root (for example https://ci.example.org) and "
-    "WOODPECKER_TOKEN to a personal access token from your Woodpecker user settings, "
-    "then restart the MCP server"
-)
-CREDENTIAL_HINT = (
-    "check WOODPECKER_TOKEN (a personal access token from your Woodpecker user settings) "
-    "and call get_server_info"
-)
-
-T = TypeVar("T")
-# Which token a request carried: none, this server's own (WOODPECKER_TOKEN), or the MCP client's.
-_Sent = Literal["none", "own", "client"]
-
-
-class _Headers(Mapping[str, str]):
-    """Response headers looked up case-insensitively ("Pipeline-Filtered" or "pipeline-filtered")."""
-
-    __slots__ = ("_items",)
-
-    def __init__(self, headers: httpx.Headers) -> None:
-        self._items = {k.lower(): v for k, v in headers.items()}
-
-    def __getitem__(self, key: str) -> str:
-        return self._items[key.lower()]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __repr__(self) -> str:
-        return f"Headers({self._items!r})"
-
-
-class _Retry(Exception):
-    """Internal: this attempt failed in a way a GET may retry; `error` is what to raise if not."""
-
-    def __init__(self, error: WoodpeckerError, wait: float | None = None) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.wait = wait
 
 
 class HttpxWoodpeckerGateway:
-    """`WoodpeckerGateway` over one `httpx.AsyncClient` owned by this object (close it with `aclose`).
+    """`WoodpeckerGateway` over one `HttpxTransport` owned by this object (close it with `aclose`).
 
-    - The per-call credential wins over the default token; with neither, and always for the
-      root routes /version and /healthz, no Authorization header is sent. The token goes only
-      to the configured origin: redirects are refused and every request URL is checked against it.
     - Every answer has a byte ceiling checked against Content-Length first and again while
       it streams; step logs have their own, larger ceiling and are windowed on the fly.
-    - Only GETs are retried (connection errors, 429, 502, 503, 504) with exponential
-      backoff and jitter, honouring Retry-After up to `max_retry_after` seconds.
-    - `insecure_tls` turns off certificate checks for this client alone; `ca_file` (a PEM
-      bundle) adds a private CA to the trusted ones instead, checks staying on.
+    - The transport's rules hold for every request: the token only to the configured origin,
+      no redirect, only GETs retried (see `HttpxTransport`).
     """
 
     def __init__(
@@ -127,51 +54,33 @@ class HttpxWoodpeckerGateway:
         user_agent: str = "woodpecker-ci-mcp",
         trust_env: bool = True,
     ) -> None:
-        self._token = token
-        self._timeout = timeout
-        # Connecting should never take long; a slow answer may.
-        self._connect_timeout = min(timeout, 10.0)
         self._max_response_bytes = max_response_bytes
         self._max_log_bytes = max_log_bytes
-        self._retries = max(retries, 0)
-        self._sleep = sleep
-        self._jitter = jitter
-        self._backoff_base = backoff_base
-        self._backoff_cap = backoff_cap
-        self._max_retry_after = max_retry_after
         # A body that trickles in never trips the per-read timeout, so each attempt also
         # has an overall deadline.
         self._deadline = deadline if deadline is not None else 2 * timeout
         self._log_deadline = log_deadline if log_deadline is not None else max(20 * timeout, 300.0)
-        self._root: httpx.URL | None = None
-        self._client: httpx.AsyncClient | None = None
-        self._closed = False
-        if base_url:
-            self._root = _parse_root(base_url)
-
-        # Built at the first request, not here: the TLS context and httpx's transport cost about
-        # 50 ms of CPU, and a stdio server must answer initialize and tools/list before any call.
-        def new_client() -> httpx.AsyncClient:
-            return httpx.AsyncClient(
-                # verify applies to this client only; nothing process-wide changes.
-                verify=False if insecure_tls else _verifying_context(trust_env, ca_file),
-                timeout=httpx.Timeout(timeout, connect=self._connect_timeout),
-                follow_redirects=False,
-                transport=transport,
-                headers={"Accept": "application/json", "User-Agent": user_agent},
-                # Environment proxies and SSL_CERT_FILE are honoured (httpx 0.28 reads no
-                # credentials from the environment, so nothing but our token is sent).
-                trust_env=trust_env,
-            )
-
-        self._new_client = new_client
+        self._transport = HttpxTransport(
+            base_url,
+            token=token,
+            insecure_tls=insecure_tls,
+            ca_file=ca_file,
+            timeout=timeout,
+            retries=retries,
+            transport=transport,
+            sleep=sleep,
+            jitter=jitter,
+            backoff_base=backoff_base,
+            backoff_cap=backoff_cap,
+            max_retry_after=max_retry_after,
+            user_agent=user_agent,
+            trust_env=trust_env,
+        )
 
     # ------------------------------------------------------------------ lifecycle
 
     async def aclose(self) -> None:
-        self._closed = True
-        if self._client is not None:
-            await self._client.aclose()
+        await self._transport.aclose()
 
     async def __aenter__(self) -> "HttpxWoodpeckerGateway":
         return self
@@ -185,9 +94,7 @@ class HttpxWoodpeckerGateway:
         await self.aclose()
 
     def __repr__(self) -> str:
-        where = _origin(self._root) if self._root is not None else "not configured"
-        token = "set" if self._token is not None else "none"
-        return f"HttpxWoodpeckerGateway({where}, token={token})"
+        return f"HttpxWoodpeckerGateway({self._transport!r})"
 
     __str__ = __repr__
 
@@ -195,10 +102,9 @@ class HttpxWoodpeckerGateway:
 
     async def send(self, call: ApiCall, credential: Credential | None) -> ApiResponse:
         async def consume(response: httpx.Response) -> ApiResponse:
-            body = await self._read_capped(response, self._max_response_bytes)
-            return ApiResponse(response.status_code, _parse_json(response, body), _Headers(response.headers))
+            return await read_json(response, self._max_response_bytes)
 
-        return await self._exchange(call, credential, consume, self._deadline)
+        return await self._transport.exchange(call, credential, consume, self._deadline)
 
     async def step_log(self, path: str, window: LogWindowRequest, credential: Credential | None) -> LogWindow:
         async def consume(response: httpx.Response) -> LogWindow:
@@ -206,7 +112,7 @@ class HttpxWoodpeckerGateway:
             await self._read_log(response, reader)
             return reader.result()
 
-        return await self._exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
+        return await self._transport.exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
 
     async def search_step_log(
         self, path: str, search: LogSearchRequest, credential: Credential | None
@@ -218,158 +124,7 @@ class HttpxWoodpeckerGateway:
             await self._read_log(response, reader)
             return reader.result()
 
-        return await self._exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
-
-    # ------------------------------------------------------------------ one request, with retries
-
-    async def _exchange(
-        self,
-        call: ApiCall,
-        credential: Credential | None,
-        consume: Callable[[httpx.Response], Awaitable[T]],
-        deadline: float,
-    ) -> T:
-        client, url = self._target(call.path)
-        # /version and /healthz need no token, so none travels there, whoever holds one.
-        secret = None if call.path in _ROOT_PATHS else credential or self._token
-        if secret is not None and not secret.reveal():
-            secret = None
-        if secret is not None and not _is_token_shaped(secret.reveal()):
-            # Caught here rather than by the HTTP library, whose error could quote the header.
-            raise Unauthorized(
-                "The Woodpecker token contains characters a token cannot have (spaces, line breaks or "
-                "non-ASCII); copy WOODPECKER_TOKEN again from your Woodpecker user settings"
-            )
-        headers = {"Authorization": f"Bearer {secret.reveal()}"} if secret is not None else {}
-        request = client.build_request(
-            call.method,
-            url,
-            params=dict(call.query) or None,
-            json=call.body,
-            headers=headers,
-        )
-        self._check_outgoing(request, call, secret is not None)
-        attempts = 1 + (self._retries if call.idempotent_read else 0)
-        for attempt in range(attempts):
-            try:
-                return await self._attempt(client, request, call, secret, consume, deadline)
-            except _Retry as retry:
-                if attempt + 1 >= attempts:
-                    raise retry.error from None
-                await self._sleep(self._delay(attempt, retry.wait))
-        raise AssertionError("unreachable")  # the loop always returns or raises
-
-    async def _attempt(
-        self,
-        client: httpx.AsyncClient,
-        request: httpx.Request,
-        call: ApiCall,
-        secret: Credential | None,
-        consume: Callable[[httpx.Response], Awaitable[T]],
-        deadline: float,
-    ) -> T:
-        try:
-            with anyio.fail_after(deadline):
-                try:
-                    response = await client.send(request, stream=True)
-                except httpx.HTTPError as exc:
-                    _raise_transport(exc, self._timeout, self._connect_timeout, before_response=True)
-                try:
-                    if 300 <= response.status_code < 400:
-                        raise RedirectRefused(
-                            "Woodpecker answered with a redirect to another location; set "
-                            "WOODPECKER_URL to the server root that serves the API",
-                            status=response.status_code,
-                        )
-                    if not 200 <= response.status_code < 300:
-                        await self._raise_for_status(response, call, secret)
-                    try:
-                        return await consume(response)
-                    except httpx.HTTPError as exc:
-                        _raise_transport(exc, self._timeout, self._connect_timeout, before_response=False)
-                finally:
-                    # Shielded: after the deadline fires the connection must still be
-                    # released (closed, as its body was not read), not leaked.
-                    with anyio.CancelScope(shield=True):
-                        await response.aclose()
-        except TimeoutError:
-            raise Unavailable(
-                f"Woodpecker did not finish answering within {deadline:g} s; the server may be "
-                "overloaded or the answer very large: try again later or narrow the request"
-            ) from None
-
-    def _target(self, path: str) -> tuple[httpx.AsyncClient, httpx.URL]:
-        if self._root is None:
-            raise NotConfigured(f"No Woodpecker server is configured: {SETUP_HINT}.")
-        if (
-            not path.startswith("/")
-            or path.startswith("//")
-            or any(c in "?#\\" or c <= " " or c == "\x7f" for c in path)
-            or not (path.startswith("/api/") or path in _ROOT_PATHS)
-        ):
-            raise ValueError("an ApiCall path starts with /api/ or is /version or /healthz")
-        root = self._root
-        url = root.copy_with(raw_path=root.raw_path.rstrip(b"/") + path.encode("ascii", "strict"))
-        # The Authorization header must only ever travel to the configured origin.
-        if (url.scheme, url.host, url.port) != (root.scheme, root.host, root.port):
-            raise ValueError("an ApiCall path may not name another host")
-        if self._client is None:
-            if self._closed:
-                raise RuntimeError("this Woodpecker gateway is closed")
-            self._client = self._new_client()
-        return self._client, url
-
-    def _check_outgoing(self, request: httpx.Request, call: ApiCall, with_token: bool) -> None:
-        """The request as the HTTP library will send it must be the planned one, byte for byte:
-        same origin, the root's path plus the call's path, the call's query, no fragment, no dot or
-        empty segment; and a token only under the root's /api/. One place for every tool.
-
-        Raises:
-            RequestNotAsPlanned: nothing was sent.
-        """
-        root = self._root
-        assert root is not None  # _target raised NotConfigured before
-        url = request.url
-        prefix = root.raw_path.rstrip(b"/")
-        planned = prefix + call.path.encode("ascii")
-        path, _, query = url.raw_path.partition(b"?")
-        segments = call.path.split("/")[1:]
-        problem = None
-        if (url.scheme, url.host, url.port) != (root.scheme, root.host, root.port):
-            problem = "another server"
-        elif path != planned:
-            problem = "another path"
-        elif any(unquote(part) in ("", ".", "..") for part in segments):
-            problem = "a dot or empty path segment"
-        elif parse_qsl(query.decode("ascii", "replace"), keep_blank_values=True) != list(call.query.items()):
-            problem = "another query"
-        elif url.fragment:
-            problem = "a fragment"
-        elif with_token and not path.startswith(prefix + b"/api/"):
-            problem = "the token outside the API"
-        if problem is not None:
-            raise RequestNotAsPlanned(
-                f"Nothing was sent to Woodpecker: the request built for {call.method} would have gone to "
-                f"{problem}, not the one planned for this call. Check the arguments (names may not hold "
-                "'.', '..' or empty segments) and WOODPECKER_URL."
-            )
-
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self._max_retry_after)
-        step = min(self._backoff_cap, self._backoff_base * (2.0**attempt))
-        return step * (0.5 + self._jitter() / 2)
-
-    # ------------------------------------------------------------------ bodies
-
-    async def _read_capped(self, response: httpx.Response, ceiling: int) -> bytes:
-        _check_declared_length(response, ceiling)
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            if len(body) + len(chunk) > ceiling:
-                _too_large(ceiling)
-            body += chunk
-        return bytes(body)
+        return await self._transport.exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
 
     async def read_step_log(
         self, path: str, window: LogWindowRequest, search: LogSearchRequest, credential: Credential | None
@@ -381,15 +136,17 @@ class HttpxWoodpeckerGateway:
             await self._read_log(response, both)
             return both.window.result(), both.search.result()
 
-        return await self._exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
+        return await self._transport.exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
+
+    # ------------------------------------------------------------------ step logs
 
     async def _read_log(
         self, response: httpx.Response, reader: WindowReader | SearchReader | BothReaders
     ) -> None:
         """Stream the log through the byte-level scanner into `reader` (see the ADR "Read step logs at byte level, search them with RE2")."""
-        if _is_html_type(response):
-            _serves_web_ui()
-        _check_declared_length(response, self._max_log_bytes)
+        if is_html_type(response):
+            serves_web_ui()
+        check_declared_length(response, self._max_log_bytes)
         scanner = LogScanner()
         feed = reader.feed
         received = 0
@@ -397,284 +154,15 @@ class HttpxWoodpeckerGateway:
             async for chunk in response.aiter_bytes():
                 received += len(chunk)
                 if received > self._max_log_bytes:
-                    _too_large(self._max_log_bytes)
+                    too_large(self._max_log_bytes)
                 for batch in scanner.feed(chunk):
                     feed(batch)
             for batch in scanner.close():
                 feed(batch)
         except LooksLikeHtml:
-            _serves_web_ui()
+            serves_web_ui()
         except MalformedLog as exc:
             raise BadResponse(
                 f"Woodpecker's log answer could not be read ({exc}); try again, and if it persists "
                 "check Woodpecker's server log"
             ) from None
-
-    async def _raise_for_status(
-        self, response: httpx.Response, call: ApiCall, secret: Credential | None
-    ) -> NoReturn:
-        status = response.status_code
-        try:
-            raw = await _read_prefix(response, _ERROR_BODY_READ)
-        except httpx.HTTPError:
-            raw = b""
-        detail = _detail(response, raw, self._known_secrets(secret))
-        sent: _Sent = "none" if secret is None else "own" if secret == self._token else "client"
-        error = _error_for(status, detail, call, sent)
-        if call.idempotent_read and status in _RETRY_STATUSES:
-            raise _Retry(error, _retry_after(response) if status in (429, 503) else None)
-        raise error
-
-    def _known_secrets(self, secret: Credential | None) -> tuple[str, ...]:
-        return tuple(c.reveal() for c in (secret, self._token) if c is not None and c.reveal())
-
-
-# ---------------------------------------------------------------------- helpers
-
-
-@functools.cache
-def _verifying_context(trust_env: bool, ca_file: str | None = None) -> ssl.SSLContext:
-    """The certificate-checking TLS context, built once: loading the CA bundle costs milliseconds
-    per client, and a context is safe to share once made. A private CA is trusted on top of the
-    usual ones; hostname and chain checks stay exactly as they are."""
-    context = httpx.create_ssl_context(trust_env=trust_env)
-    if ca_file is not None:
-        context.load_verify_locations(cafile=ca_file)
-    return context
-
-
-def _parse_root(base_url: str) -> httpx.URL:
-    try:
-        root = httpx.URL(base_url.strip().rstrip("/"))
-    except httpx.InvalidURL:
-        raise NotConfigured(f"WOODPECKER_URL is not a valid URL: {SETUP_HINT}.") from None
-    if root.scheme not in ("http", "https") or not root.host:
-        raise NotConfigured(f"WOODPECKER_URL must be an http or https URL: {SETUP_HINT}.")
-    if root.userinfo:
-        raise NotConfigured("WOODPECKER_URL must not contain a user name or password; use WOODPECKER_TOKEN.")
-    return root
-
-
-def _origin(url: httpx.URL) -> str:
-    port = f":{url.port}" if url.port is not None else ""
-    return f"{url.scheme}://{url.host}{port}"
-
-
-def _check_declared_length(response: httpx.Response, ceiling: int) -> None:
-    declared = response.headers.get("content-length")
-    if declared is not None and declared.strip().isdigit() and int(declared) > ceiling:
-        _too_large(ceiling)
-
-
-def _too_large(ceiling: int) -> NoReturn:
-    raise ResponseTooLarge(
-        f"Woodpecker's answer is larger than the {_size(ceiling)} this server accepts, so none of it "
-        "was used; narrow the request (a smaller page, a filter, or fewer log lines)"
-    )
-
-
-def _size(n: int) -> str:
-    if n >= GiB and n % GiB == 0:
-        return f"{n // GiB} GiB"
-    if n >= MiB and n % MiB == 0:
-        return f"{n // MiB} MiB"
-    return f"{n} bytes"
-
-
-def _serves_web_ui() -> NoReturn:
-    raise ServesWebUi(
-        "this URL serves the web UI, not the API: set WOODPECKER_URL to the server root, "
-        "without /api or a web path"
-    )
-
-
-def _is_html_type(response: httpx.Response) -> bool:
-    return "html" in response.headers.get("content-type", "").lower()
-
-
-def _looks_like_html(raw: bytes) -> bool:
-    # JSON never starts with "<"; a page (or an XML error from a proxy) does.
-    return raw[:512].lstrip().startswith(b"<")
-
-
-def _parse_json(response: httpx.Response, body: bytes) -> Any:
-    if response.status_code == 204 or not body.strip():
-        return None
-    if _is_html_type(response) or _looks_like_html(body):
-        _serves_web_ui()
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        content_type = response.headers.get("content-type", "").lower()
-        if content_type.startswith("text/plain"):
-            # A few Woodpecker routes answer plain text ("Ok"); hand it over as a string.
-            return body.decode("utf-8", "replace")
-        raise BadResponse(
-            "Woodpecker's answer is not valid JSON; check that WOODPECKER_URL points at the "
-            "Woodpecker server root and try again"
-        ) from None
-
-
-async def _read_prefix(response: httpx.Response, limit: int) -> bytes:
-    body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) >= limit:
-            break
-    return bytes(body[:limit])
-
-
-def _detail(response: httpx.Response, raw: bytes, secrets: tuple[str, ...]) -> str | None:
-    """Woodpecker's own error text, shortened; None for HTML pages and empty bodies."""
-    if not raw.strip() or _is_html_type(response) or _looks_like_html(raw):
-        return None
-    text = " ".join(raw.decode("utf-8", "replace").split())
-    for secret in secrets:
-        # A proxy or a hostile server could echo the request back; the token must not
-        # reach a message.
-        text = text.replace(secret, "***")
-    if len(text) > _DETAIL_CHARS:
-        text = text[: _DETAIL_CHARS - 1].rstrip() + "…"
-    return text or None
-
-
-def _error_for(status: int, detail: str | None, call: ApiCall, sent: _Sent) -> WoodpeckerError:
-    """The port error for a non-2xx answer; `sent` is which token went: none, our own, or the client's."""
-    said = f": {detail}" if detail else ""
-    if status == 401:
-        if sent == "none":
-            return Unauthorized(
-                "Woodpecker needs a token for this (HTTP 401): set WOODPECKER_TOKEN to a personal access "
-                "token from your Woodpecker user settings and call get_server_info",
-                detail=detail,
-            )
-        if sent == "client":
-            # Per-client mode: the token is the bearer this MCP client presented, not WOODPECKER_TOKEN.
-            return Unauthorized(
-                "Woodpecker did not accept the token this client presented (HTTP 401): configure the "
-                "client with a valid Woodpecker personal access token as its bearer, and call get_server_info",
-                detail=detail,
-            )
-        return Unauthorized(
-            f"Woodpecker did not accept the token (HTTP 401): {CREDENTIAL_HINT}", detail=detail
-        )
-    if status == 403:
-        return Forbidden(
-            f"Woodpecker refused this (HTTP 403){said}; it needs an instance admin or a repository admin; "
-            "call get_current_user to see this account's rights",
-            detail=detail,
-        )
-    if status == 404:
-        if call.path.startswith("/api/repos/"):
-            hint = (
-                "for a repository it may exist in the forge but not be activated in Woodpecker "
-                "(list_repositories with include_inactive=true), or this account cannot see it"
-            )
-        else:
-            hint = "check the id or name (list the objects first to find it)"
-        return NotFound(f"Not found (HTTP 404){said} — {hint}", detail=detail)
-    if status == 409:
-        return Conflict(
-            f"Woodpecker reports a conflict (HTTP 409){said or ': the object exists already or is in use'}; "
-            "read the current state and try again",
-            detail=detail,
-        )
-    if status in (400, 422):
-        return Rejected(
-            f"Woodpecker rejected the request (HTTP {status}){said or ' without giving a reason'}; "
-            "correct the arguments and try again",
-            status=status,
-            detail=detail,
-        )
-    if status == 429:
-        return Unavailable(
-            "Woodpecker (or a proxy in front of it) is limiting requests (HTTP 429); wait a moment and "
-            "try again",
-            status=429,
-            detail=detail,
-        )
-    if status >= 500:
-        return ServerError(
-            f"Woodpecker failed with an internal error (HTTP {status}){said}; this is often a forge "
-            "error or an unknown branch: check the arguments and try again later (Woodpecker's server "
-            "log has the cause)",
-            status=status,
-            detail=detail,
-        )
-    return WoodpeckerError(f"Woodpecker answered HTTP {status}{said}", status=status, detail=detail)
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        seconds = float(value.strip())
-    except ValueError:
-        return None  # an HTTP-date: fall back to our own backoff
-    return seconds if seconds >= 0 else None
-
-
-def _raise_transport(
-    exc: httpx.HTTPError, timeout: float, connect_timeout: float, *, before_response: bool
-) -> NoReturn:
-    """Translate an httpx failure into a port error; `_Retry` when a GET may try again."""
-    if isinstance(exc, httpx.ConnectTimeout):
-        raise _Retry(
-            Unavailable(
-                f"Could not connect to Woodpecker within {connect_timeout:g} s: check WOODPECKER_URL and that the "
-                "server is running and reachable"
-            )
-        )
-    if isinstance(exc, httpx.TimeoutException):
-        raise Unavailable(
-            f"Woodpecker did not answer within {timeout:g} s; the server may be overloaded: try again "
-            "later or narrow the request"
-        ) from None
-    if isinstance(exc, httpx.ConnectError):
-        if _is_tls_failure(exc):
-            raise Unavailable(
-                "The TLS handshake with Woodpecker failed (is the certificate trusted?): point "
-                "WOODPECKER_CA_FILE at the PEM of the CA that signed it, or for a self-signed "
-                "certificate set WOODPECKER_INSECURE_TLS=true"
-            ) from None
-        raise _Retry(
-            Unavailable(
-                "Could not connect to Woodpecker: check WOODPECKER_URL and that the server is running "
-                "and reachable"
-            )
-        )
-    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
-        raise NotConfigured(f"WOODPECKER_URL cannot be used: {SETUP_HINT}.") from None
-    if isinstance(exc, httpx.DecodingError):
-        raise BadResponse(
-            "Woodpecker's answer could not be decoded (bad compression); try again, and if it "
-            "persists check the proxy in front of Woodpecker"
-        ) from None
-    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-        if before_response:
-            raise _Retry(
-                Unavailable(
-                    "Woodpecker closed the connection without answering; try again, and if it persists "
-                    "check the server and any proxy in front of it"
-                )
-            )
-        raise BadResponse("Woodpecker's answer was cut off before it was complete; try again") from None
-    raise Unavailable(
-        "Talking to Woodpecker failed; check WOODPECKER_URL and the network, then try again"
-    ) from None
-
-
-def _is_token_shaped(value: str) -> bool:
-    return all("!" <= c <= "~" for c in value)
-
-
-def _is_tls_failure(exc: BaseException) -> bool:
-    seen: BaseException | None = exc
-    for _ in range(8):
-        if seen is None:
-            return False
-        if isinstance(seen, ssl.SSLError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False

@@ -1,5 +1,8 @@
 """One guarded tool call on any channel: nothing that changes state runs until a valid approval for exactly this call exists.
 
+It knows no forge: the forge comes in as a `Forge` record (catalogue, widening rules, the
+function writing its questions, and the `ForgeCalls` port that validates, reads and runs).
+
 Channels: `push` (a 2025-11-25 dialog while the call waits), `mrtr` (2026-07-28: the call
 returns a question with a sealed state and the retry carries the answer) and `token` (a
 client that cannot show a dialog, or a server started with ELICITATION=false). Every path
@@ -12,22 +15,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from domain.arguments import ArgumentError
+from domain.calls import ValidCall
 from domain.guard.audit import Outcome, Path, audit_event
 from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canonical_json, fingerprint
-from domain.guard.policy import Decision, WideningRule, covers, decide, needs_current
+from domain.guard.policy import Decision, covers, decide, needs_current
 from domain.guard.question import flatten
 from domain.guard.tokens import TOKEN_TTL_SECONDS
-from domain.tools import Catalogue, ToolSpec
-from domain.woodpecker.questions import question_for
+from domain.tools import ToolSpec
 from ports.asker import Answer, Asker
 from ports.audit import AuditSink
 from ports.clock import Clock
+from ports.credential import Credential
+from ports.forge import Forge, ForgeError, InvalidArguments, ToolResult
 from ports.token_store import TokenStoreUnavailable
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.sealed_questions import SealedQuestions
-from ports.use_cases.tools import InvalidArguments, ToolResult, ToolRunner
-from ports.woodpecker import Credential, WoodpeckerError
 
 Channel = Literal["push", "mrtr", "token"]
 # Who did not ask, on the token path: the client (it declared no dialog), this server (started with
@@ -88,8 +90,7 @@ class _Reask:
 
 @dataclass(frozen=True, slots=True)
 class _Call:
-    spec: ToolSpec
-    args: dict[str, Any]
+    valid: ValidCall
     fingerprint: str
     decision: Decision
     needs_current: bool
@@ -98,6 +99,14 @@ class _Call:
     @property
     def path(self) -> Path:
         return _PATHS[self.ctx.channel]
+
+    @property
+    def spec(self) -> ToolSpec:
+        return self.valid.spec
+
+    @property
+    def args(self) -> Mapping[str, Any]:
+        return self.valid.args
 
 
 def error_result(kind: str, message: str, **extra: Any) -> ToolResult:
@@ -120,9 +129,7 @@ def token_binding(fp: str, reasons: frozenset[str]) -> str:
 class GuardedCalls:
     def __init__(
         self,
-        catalogue: Catalogue,
-        rules: Mapping[str, WideningRule],
-        runner: ToolRunner,
+        forge: Forge,
         confirmations: Confirmations,
         sealed: SealedQuestions,
         audit: AuditSink,
@@ -130,58 +137,55 @@ class GuardedCalls:
         *,
         elicitation_enabled: bool,
     ) -> None:
-        self._catalogue = catalogue
-        self._rules = rules
-        self._runner = runner
+        """`elicitation_enabled=False` (ELICITATION=false): every guarded call takes the token path."""
+        self._forge = forge
+        self._calls = forge.calls
         self._confirmations = confirmations
         self._sealed = sealed
         self._audit = audit
         self._clock = clock
         self._elicitation_enabled = elicitation_enabled
 
-    @property
-    def elicitation_enabled(self) -> bool:
-        return self._elicitation_enabled
-
     async def call(self, tool: str, arguments: Mapping[str, Any] | None, ctx: CallContext) -> CallOutcome:
         """Run `tool` if it needs no approval, or once a valid approval for exactly this call exists.
 
         Invalid arguments, an unknown tool, a no, a bad token: a result saying so, never a write.
         """
-        if tool not in self._catalogue or (ctx.listed is not None and tool not in ctx.listed):
+        if tool not in self._forge.catalogue or (ctx.listed is not None and tool not in ctx.listed):
             return Complete(
                 error_result(
                     "unknown_tool", f"Unknown tool: {flatten(tool, 60)}. Call tools/list to see the tools."
                 )
             )
-        spec = self._catalogue.get(tool)
         try:
-            args = self._runner.validate(tool, arguments)
-        except (InvalidArguments, ArgumentError) as e:
+            valid = self._calls.prepare(tool, arguments)
+        except InvalidArguments as e:
             return Complete(error_result("invalid_arguments", str(e)))
-        token = args.pop(CONFIRM_TOKEN_ARG, None)
-        if spec.guard is None or self._runner.setup_for(ctx.credential) is not None:
-            # Nothing can reach Woodpecker: say how to set it up rather than ask about a call
+        token = valid.args.get(CONFIRM_TOKEN_ARG)
+        valid = valid.without(CONFIRM_TOKEN_ARG)
+        spec, args, rules = valid.spec, valid.args, self._forge.rules
+        if spec.guard is None or self._calls.setup_for(ctx.credential) is not None:
+            # Nothing can reach the forge: say how to set it up rather than ask about a call
             # that could never run.
-            return Complete(await self._runner.run(tool, args, ctx.credential))
+            return Complete(await self._calls.execute(valid, ctx.credential))
 
-        reads = needs_current(spec, args, self._rules)
+        reads = needs_current(spec, args, rules)
         current: Mapping[str, Any] | None = None
         if reads:
             try:
-                current = await self._runner.read_current(tool, args, ctx.credential)
-            except WoodpeckerError as e:
+                current = await self._calls.current(valid, ctx.credential)
+            except ForgeError as e:
                 return Complete(
                     error_result("read_failed", f"Nothing was done: reading the current state failed. {e}")
                 )
-        decision = decide(spec, args, current, self._rules)
+        decision = decide(spec, args, current, rules)
         if not decision.ask:
             # The harmless direction applies at once: asking about it teaches people to click through.
-            return Complete(await self._runner.run(tool, args, ctx.credential))
+            return Complete(await self._calls.execute(valid, ctx.credential))
 
         if not self._elicitation_enabled:
             ctx = CallContext(ctx.principal, ctx.credential, "token", no_dialog="server")
-        call = _Call(spec, args, fingerprint(spec, args, ctx.principal), decision, reads, ctx)
+        call = _Call(valid, fingerprint(spec, args, ctx.principal), decision, reads, ctx)
         if ctx.channel == "push":
             return await self._push(call)
         if ctx.channel == "mrtr":
@@ -197,7 +201,7 @@ class GuardedCalls:
         decision = call.decision
         for _ in range(MAX_PUSH_ROUNDS):
             self._record(call, "asked")
-            answer = await asker.ask(question_for(call.spec, call.args, decision))
+            answer = await asker.ask(self._forge.question(call.spec, call.args, decision))
             if not answer.is_yes:
                 return self._declined(call, answer)
             self._record(call, "approved")
@@ -283,23 +287,23 @@ class GuardedCalls:
         """Re-check at apply time, then run. The approval covers only the reasons it was shown."""
         if call.needs_current:
             try:
-                current = await self._runner.read_current(call.spec.name, call.args, call.ctx.credential)
-            except WoodpeckerError as e:
+                current = await self._calls.current(call.valid, call.ctx.credential)
+            except ForgeError as e:
                 self._record(call, "failed")
                 return Complete(
                     error_result("read_failed", f"Nothing was done: re-reading the current state failed. {e}")
                 )
-            now = decide(call.spec, call.args, current, self._rules)
+            now = decide(call.spec, call.args, current, self._forge.rules)
             if now.ask and not covers(approved, now.reasons):
                 return _Reask(now)
-        result = await self._runner.run(call.spec.name, call.args, call.ctx.credential)
+        result = await self._calls.execute(call.valid, call.ctx.credential)
         self._record(call, "failed" if result.is_error else "executed")
         return Complete(result)
 
     def _question(self, call: _Call, decision: Decision) -> NeedInput:
         state = self._sealed.issue(call.spec.name, call.fingerprint, call.ctx.principal, decision.reasons)
         self._record(call, "asked")
-        return NeedInput(question_for(call.spec, call.args, decision), state)
+        return NeedInput(self._forge.question(call.spec, call.args, decision), state)
 
     def _declined(self, call: _Call, answer: Answer) -> Complete:
         cancelled = answer.action == "cancel"
@@ -332,7 +336,7 @@ class GuardedCalls:
                 "dialog: nobody was asked."
             )
         minutes = TOKEN_TTL_SECONDS // 60
-        question = question_for(call.spec, call.args, call.decision)
+        question = self._forge.question(call.spec, call.args, call.decision)
         text = (
             f"Nothing was done yet. {who}\n\n"
             f"To go ahead, call {call.spec.name} again with exactly the same arguments plus "

@@ -1,17 +1,19 @@
 """Running one tool against Woodpecker (validate, plan, send, shape): failures become error results with a next step, and no credential ever reaches a result."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from domain.arguments import ArgumentError, show
 from domain.arguments import validate as validate_arguments
+from domain.calls import ValidCall
 from domain.tools import Catalogue, ToolSpec
 from domain.woodpecker import requests, results
 from domain.woodpecker.plans import Calls, FailureSummary, FindInPages, ServerInfo, StepLog, StepLogSearch
 from domain.woodpecker.requests import Request
-from domain.woodpecker.results import LogHit, LogPiece, Shaped
+from domain.woodpecker.results import Shaped
 from domain.woodpecker.tool import woodpecker
+from ports.forge import InvalidArguments as InvalidArguments
+from ports.forge import ToolResult as ToolResult
 from ports.woodpecker import (
     ApiCall,
     ApiResponse,
@@ -35,21 +37,6 @@ from ports.woodpecker import (
     WoodpeckerError,
     WoodpeckerGateway,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """What a tool call answers: structured content, a short text, and whether it is an error."""
-
-    structured: Mapping[str, Any]
-    text: str
-    is_error: bool = False
-    meta: Mapping[str, Any] = field(default_factory=dict)
-
-
-class InvalidArguments(ValueError):
-    """The arguments do not fit the tool's schema. `str(e)` names the problem and the fix."""
-
 
 _KINDS: tuple[tuple[type[WoodpeckerError], str], ...] = (
     (NotConfigured, "not_configured"),
@@ -112,10 +99,10 @@ class ToolRunner:
         except KeyError:
             raise InvalidArguments(f"Unknown tool {show(tool)}.") from None
 
-    def validate(self, tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Return the normalised arguments (defaults applied), or raise InvalidArguments.
+    def prepare(self, tool: str, arguments: Mapping[str, Any] | None) -> ValidCall:
+        """The call with its normalised arguments (defaults applied), or raise InvalidArguments.
 
-        Never touches Woodpecker.
+        The one place a call is validated; never touches Woodpecker.
         """
         spec = self._tool(tool)
         try:
@@ -126,16 +113,22 @@ class ToolRunner:
             requests.check(spec, args)
         except ArgumentError as e:
             raise InvalidArguments(str(e)) from None
-        return args
+        return ValidCall(spec, args)
+
+    def validate(self, tool: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """`prepare`'s arguments only."""
+        return dict(self.prepare(tool, arguments).args)
 
     async def read_current(
         self, tool: str, arguments: Mapping[str, Any], credential: Credential | None
     ) -> Mapping[str, Any] | None:
+        """`current` for a call not prepared yet."""
+        return await self.current(self.prepare(tool, arguments), credential)
+
+    async def current(self, call: ValidCall, credential: Credential | None) -> Mapping[str, Any] | None:
         """The stored object a conditional guard compares against, or None when no comparing
         field is present (then nothing is read). Raises the gateway's WoodpeckerError on failure."""
-        spec = self._tool(tool)
-        args = self.validate(tool, arguments)
-        planned = requests.current_for_guard(spec, args)
+        planned = requests.current_for_guard(call.spec, call.args)
         if planned is None:
             return None
         cred = self._credential(credential)
@@ -150,20 +143,26 @@ class ToolRunner:
         return {key: (await self._send(read, cred)).data for key, read in planned.items()}
 
     async def run(self, tool: str, arguments: Mapping[str, Any], credential: Credential | None) -> ToolResult:
-        """Execute the tool (no guard here: the caller has already decided). Woodpecker
-        failures come back as an error ToolResult with a hint, never as an exception."""
-        spec = self._tool(tool)
-        cred = self._credential(credential)
-        # The server's version and health need no credential: that call works before any setup.
-        setup = None if isinstance(woodpecker(spec).plan, ServerInfo) else self.setup_for(cred)
+        """Validate, then `execute`. Invalid arguments come back as an error result."""
+        setup = self._setup_for_tool(self._tool(tool), credential)
         if setup is not None:
-            return ToolResult({"error": {"kind": "not_configured", "message": setup}}, setup, is_error=True)
+            return setup
         try:
-            args = self.validate(tool, arguments)
+            call = self.prepare(tool, arguments)
         except InvalidArguments as e:
             return ToolResult(
                 {"error": {"kind": "invalid_arguments", "message": str(e)}}, str(e), is_error=True
             )
+        return await self.execute(call, credential)
+
+    async def execute(self, call: ValidCall, credential: Credential | None) -> ToolResult:
+        """Execute the tool (no guard here: the caller has already decided). Woodpecker
+        failures come back as an error ToolResult with a hint, never as an exception."""
+        spec, args = call.spec, dict(call.args)
+        setup = self._setup_for_tool(spec, credential)
+        if setup is not None:
+            return setup
+        cred = self._credential(credential)
         try:
             shaped = await self._execute(spec, args, cred)
         except WoodpeckerError as e:
@@ -180,6 +179,15 @@ class ToolRunner:
             )
             return ToolResult(shaped.structured, shaped.text, is_error=True)
         return ToolResult(shaped.structured, shaped.text)
+
+    def _setup_for_tool(self, spec: ToolSpec, credential: Credential | None) -> ToolResult | None:
+        # The server's version and health need no credential: that call works before any setup.
+        if isinstance(woodpecker(spec).plan, ServerInfo):
+            return None
+        setup = self.setup_for(self._credential(credential))
+        if setup is None:
+            return None
+        return ToolResult({"error": {"kind": "not_configured", "message": setup}}, setup, is_error=True)
 
     def setup_for(self, credential: Credential | None) -> str | None:
         """Setup instructions when a call with `credential` cannot reach Woodpecker, else None."""
@@ -299,9 +307,8 @@ class ToolRunner:
         args = {**args, "from": end}
         window = LogWindowRequest(args["limit"], end, first, last)
         log = await self.gateway.step_log(requests.step_log_path(args), window, cred)
-        pieces = [LogPiece(line.number, line.text) for line in log.lines]
         return results.shape_logs(
-            spec, args, pieces, log.total_lines, step, budget=self.log_budget, text=self.text
+            spec, args, log.lines, log.total_lines, step, budget=self.log_budget, text=self.text
         )
 
     async def _search_step_logs(
@@ -310,18 +317,10 @@ class ToolRunner:
         step = await self._step(args, cred)
         search = LogSearchRequest(args["pattern"], args["ignore_case"], args["context"], args["max_matches"])
         found = await self.gateway.search_step_log(requests.step_log_path(args), search, cred)
-        matches = [
-            LogHit(
-                LogPiece(m.line.number, m.line.text),
-                tuple(LogPiece(x.number, x.text) for x in m.before),
-                tuple(LogPiece(x.number, x.text) for x in m.after),
-            )
-            for m in found.matches
-        ]
         return results.shape_search(
             spec,
             args,
-            matches,
+            found.matches,
             found.total_matches,
             found.total_lines,
             step,
@@ -348,9 +347,9 @@ class ToolRunner:
                 results.StepFailure(
                     workflow,
                     step,
-                    errors=[LogPiece(m.line.number, m.line.text) for m in found.matches],
+                    errors=[m.line for m in found.matches],
                     error_count=found.total_matches,
-                    last=[LogPiece(line.number, line.text) for line in last.lines],
+                    last=last.lines,
                     total_lines=last.total_lines,
                 )
             )

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from domain.arguments import validate
 from domain.logs import End, LogWindower, decode_log_data, is_output
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from domain.woodpecker.results import LogPiece, shape_logs, size
+from domain.woodpecker.results import LogLine, shape_logs, size
 from domain.woodpecker.results.render import wire_size
 
 ENDS = st.sampled_from(["head", "tail"])
@@ -111,7 +111,7 @@ def test_any_window_is_the_right_lines_cut_at_a_line_boundary_under_the_budget(
     assert windower.window() == expected
     args = validate(LOG_TOOL, {"repo_id": 1, "number": 2, "step_id": 3, "limit": limit, "from": end})
     step = {"id": 3, "name": "test", "state": "failure", "exit_code": 2}
-    pieces = [LogPiece(number, text) for number, text in windower.window()]
+    pieces = [LogLine(number, text) for number, text in windower.window()]
     shaped = shape_logs(LOG_TOOL, args, pieces, windower.total, step, budget=budget)
     result = shaped.structured
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from domain.woodpecker.results import UNTRUSTED_WARNING, LogPiece, shape, shape_logs
+from domain.woodpecker.results import UNTRUSTED_WARNING, LogLine, shape, shape_logs
 from domain.woodpecker.results.render import Summarised, fit, render, wire_size
 
 MARKERS = {"untrusted": True, "source": "woodpecker"}
@@ -73,7 +73,7 @@ def test_no_woodpecker_string_can_start_a_line_of_its_own(hostile: list[str]) ->
 @settings(max_examples=300)
 @given(st.lists(HOSTILE, min_size=1, max_size=6))
 def test_no_log_line_can_start_a_line_of_its_own_and_each_keeps_its_number(hostile: list[str]) -> None:
-    pieces = [LogPiece(40 + i, text) for i, text in enumerate(hostile)]
+    pieces = [LogLine(40 + i, text) for i, text in enumerate(hostile)]
     args = {"repo_id": 3, "number": 2, "step_id": 30204, "limit": 200, "from": "tail"}
     shaped = shape_logs(WOODPECKER_TOOLS.get("get_step_logs"), args, pieces, len(pieces), None)
     summary = shaped.text.splitlines()[1]
@@ -102,7 +102,7 @@ def test_a_summary_built_from_woodpecker_fields_stays_on_one_line(hostile: str) 
 
 
 def test_a_log_renders_as_numbered_lines_after_a_header() -> None:
-    pieces = [LogPiece(7, "+ make test"), LogPiece(8, "two\nlines"), LogPiece(9, "")]
+    pieces = [LogLine(7, "+ make test"), LogLine(8, "two\nlines"), LogLine(9, "")]
     args = {"repo_id": 1, "number": 2, "step_id": 3, "limit": 200, "from": "tail"}
     step = {"id": 3, "name": "test", "state": "failure", "exit_code": 1}
     text = shape_logs(WOODPECKER_TOOLS.get("get_step_logs"), args, pieces, 10, step).text

@@ -17,8 +17,8 @@ from domain.woodpecker.results import (
     AGENT_TOKEN_MARKER,
     ERROR_PATTERN,
     UNTRUSTED_WARNING,
-    LogHit,
-    LogPiece,
+    LogLine,
+    LogMatch,
     Shaped,
     StepFailure,
     fit_prefix,
@@ -280,7 +280,7 @@ def _log_args(**extra: Any) -> dict[str, Any]:
 
 
 def test_logs_state_the_window_total_and_exit_code() -> None:
-    lines = [LogPiece(n, f"line {n}") for n in range(800, 1000)]
+    lines = [LogLine(n, f"line {n}") for n in range(800, 1000)]
     shaped = shape_logs(
         LOG_TOOL, _log_args(), lines, 1000, {"id": 3, "name": "test", "state": "failure", "exit_code": 1}
     )
@@ -293,7 +293,7 @@ def test_logs_state_the_window_total_and_exit_code() -> None:
 
 @pytest.mark.parametrize("end", ["tail", "head"])
 def test_logs_over_their_budget_are_cut_at_a_line_boundary_keeping_the_end_being_read(end: str) -> None:
-    lines = [LogPiece(n, "x" * 300) for n in range(500)]
+    lines = [LogLine(n, "x" * 300) for n in range(500)]
     shaped = shape_logs(LOG_TOOL, _log_args(**{"from": end, "limit": 500}), lines, 500, None)
     s = shaped.structured
     assert wire_size(s, shaped.text) <= results.LOG_BUDGET
@@ -309,10 +309,10 @@ SEARCH_TOOL = WOODPECKER_TOOLS.get("search_step_logs")
 def test_a_search_says_how_many_lines_matched_and_which_are_shown() -> None:
     args = validate(SEARCH_TOOL, {"repo_id": 1, "number": 2, "step_id": 3, "pattern": "FAIL", "context": 1})
     hits = [
-        LogHit(
-            LogPiece(n, f"--- FAIL: Test{n}"),
-            (LogPiece(n - 1, "\x1b[31mrun\x1b[0m"),),
-            (LogPiece(n + 1, "ok"),),
+        LogMatch(
+            LogLine(n, f"--- FAIL: Test{n}"),
+            (LogLine(n - 1, "\x1b[31mrun\x1b[0m"),),
+            (LogLine(n + 1, "ok"),),
         )
         for n in (10, 20)
     ]
@@ -335,14 +335,14 @@ def test_a_search_over_its_budget_keeps_whole_matches_and_counts_the_rest() -> N
     args = validate(
         SEARCH_TOOL, {"repo_id": 1, "number": 2, "step_id": 3, "pattern": "x", "max_matches": 200}
     )
-    hits = [LogHit(LogPiece(n, "x" * 1000)) for n in range(200)]
+    hits = [LogMatch(LogLine(n, "x" * 1000)) for n in range(200)]
     s = shape_search(SEARCH_TOOL, args, hits, 200, 200, None).structured
     assert size(s) <= results.LOG_BUDGET
     assert s["cut_matches"] == 200 - s["shown_matches"] > 0
 
 
 def test_log_lines_lose_terminal_escapes_and_progress_redraws() -> None:
-    shaped = shape_logs(LOG_TOOL, _log_args(), [LogPiece(0, "\x1b[32m10%\r50%\r100% done\x1b[0m")], 1, None)
+    shaped = shape_logs(LOG_TOOL, _log_args(), [LogLine(0, "\x1b[32m10%\r50%\r100% done\x1b[0m")], 1, None)
     assert shaped.structured["lines"] == [{"line": 0, "text": "100% done"}]
 
 
@@ -373,9 +373,9 @@ def _failure(name: str, errors: int, last: int, width: int = 60) -> StepFailure:
     return StepFailure(
         name,
         {"id": len(name), "name": name, "state": "failure", "exit_code": 1},
-        errors=[LogPiece(n, f"error: {n} " + "e" * width) for n in range(errors)],
+        errors=[LogLine(n, f"error: {n} " + "e" * width) for n in range(errors)],
         error_count=errors,
-        last=[LogPiece(1000 + n, "x" * width) for n in range(last)],
+        last=[LogLine(1000 + n, "x" * width) for n in range(last)],
         total_lines=5000,
     )
 

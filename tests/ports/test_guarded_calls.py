@@ -12,6 +12,7 @@ from ports.asker import Answer
 from ports.use_cases.guarded import CallContext, Complete, NeedInput
 from ports.woodpecker import ApiCall, ApiResponse, Credential, LogWindow, LogWindowRequest
 from sandbox.server import Sandbox
+from tests.fakes.asker import Says
 from tests.fixtures.mcp import Harness, build_harness_on
 from tests.mcp.test_guard_recheck import drop_pull_request_event, make_private, prepare
 
@@ -40,18 +41,6 @@ class ChangesAfterRead:
 
     async def step_log(self, path: str, window: LogWindowRequest, credential: Credential | None) -> LogWindow:
         return await self.inner.step_log(path, window, credential)
-
-
-class Says:
-    """An Asker that always gives the same answer and counts the questions."""
-
-    def __init__(self, answer: Answer) -> None:
-        self.answer = answer
-        self.questions: list[str] = []
-
-    async def ask(self, message: str) -> Answer:
-        self.questions.append(message)
-        return self.answer
 
 
 YES = Answer("accept", True)

@@ -6,6 +6,7 @@ material), `configs` (pipeline config files), `shaping` (successful calls), `log
 `errors` (error results), `render` (the text content, from the result's shape). Import from here; the modules are this package's own layout.
 """
 
+from domain.logs import LogLine, LogMatch
 from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_object, fit_prefix, size
 from domain.woodpecker.results.configs import CONFIG_FILE_BYTES, CONFIG_FILES, decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, Shaped, ShapeError
@@ -19,7 +20,7 @@ from domain.woodpecker.results.failures import (
     failed_steps,
     shape_failure_summary,
 )
-from domain.woodpecker.results.logs import LINE_CAP, LogHit, LogPiece, shape_logs, shape_search
+from domain.woodpecker.results.logs import LINE_CAP, shape_logs, shape_search
 from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, redact, target
 from domain.woodpecker.results.render import TEXT_MODES, Summarised, TextMode, fit, is_untrusted, render
 from domain.woodpecker.results.schema import output_schema
@@ -39,8 +40,8 @@ __all__ = [
     "CONFIG_FILE_BYTES",
     "LINE_CAP",
     "LOG_BUDGET",
-    "LogHit",
-    "LogPiece",
+    "LogMatch",
+    "LogLine",
     "NEW_AGENT_NOTE",
     "REDACTED",
     "RESULT_BUDGET",

@@ -4,10 +4,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.logs import LogLine
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import LOG_BUDGET, size
 from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped
-from domain.woodpecker.results.logs import LINE_CAP, LogPiece
+from domain.woodpecker.results.logs import LINE_CAP
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import cut, log_text, short
 
@@ -43,9 +44,9 @@ class StepFailure:
 
     workflow: str
     step: Mapping[str, Any]
-    errors: Sequence[LogPiece] = ()
+    errors: Sequence[LogLine] = ()
     error_count: int = 0
-    last: Sequence[LogPiece] = ()
+    last: Sequence[LogLine] = ()
     total_lines: int = 0
     unreadable: str | None = None
 
@@ -62,7 +63,7 @@ def failed_steps(pipeline: Mapping[str, Any]) -> list[tuple[str, Mapping[str, An
     return out
 
 
-def _line(piece: LogPiece) -> dict[str, Any]:
+def _line(piece: LogLine) -> dict[str, Any]:
     text = log_text(piece.text)
     return {"line": piece.number, "text": cut(text, LINE_CAP) if len(text) > LINE_CAP else text}
 

@@ -1,9 +1,9 @@
 """A window of a step's log as a result: cleaned lines, cut at a line boundary under the log budget."""
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from domain.logs import LogLine, LogMatch
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import LOG_BUDGET, fit_prefix
 from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped
@@ -13,22 +13,7 @@ from domain.woodpecker.results.text import cut, log_text, short
 LINE_CAP = 4_000  # characters of one log line
 
 
-@dataclass(frozen=True, slots=True)
-class LogPiece:
-    number: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class LogHit:
-    """A matching line of a search, with the lines around it."""
-
-    line: LogPiece
-    before: tuple[LogPiece, ...] = ()
-    after: tuple[LogPiece, ...] = ()
-
-
-def _clean(piece: LogPiece) -> dict[str, Any]:
+def _clean(piece: LogLine) -> dict[str, Any]:
     text = log_text(piece.text)
     return {"line": piece.number, "text": cut(text, LINE_CAP) if len(text) > LINE_CAP else text}
 
@@ -52,7 +37,7 @@ def _outcome(info: Mapping[str, Any]) -> str:
 def shape_logs(
     tool: ToolSpec,
     args: Mapping[str, Any],
-    lines: Sequence[LogPiece],
+    lines: Sequence[LogLine],
     total_lines: int,
     step: Mapping[str, Any] | None,
     *,
@@ -117,7 +102,7 @@ def _window(
 def shape_search(
     tool: ToolSpec,
     args: Mapping[str, Any],
-    hits: Sequence[LogHit],
+    hits: Sequence[LogMatch],
     total_matches: int,
     total_lines: int,
     step: Mapping[str, Any] | None,

@@ -1,0 +1,410 @@
+"""One request to Woodpecker over httpx: only to the configured origin, never redirected, bounded, retried only for reads, and never leaking the token."""
+
+import functools
+import json
+import random
+import ssl
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from typing import Any, NoReturn, TypeVar
+from urllib.parse import parse_qsl, unquote
+
+import anyio
+import httpx
+
+from adapters.woodpecker_httpx.failures import (
+    SETUP_HINT,
+    Retry,
+    Sent,
+    error_for,
+    raise_transport,
+    serves_web_ui,
+    too_large,
+)
+from ports.credential import token_shaped
+from ports.woodpecker import (
+    ApiCall,
+    ApiResponse,
+    BadResponse,
+    Credential,
+    NotConfigured,
+    RedirectRefused,
+    RequestNotAsPlanned,
+    Unauthorized,
+    Unavailable,
+)
+
+_ERROR_BODY_READ = 64 * 1024  # enough for any real error text; the rest is not read
+_DETAIL_CHARS = 300
+_ROOT_PATHS = ("/version", "/healthz")
+_RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
+T = TypeVar("T")
+
+
+class _Headers(Mapping[str, str]):
+    """Response headers looked up case-insensitively ("Pipeline-Filtered" or "pipeline-filtered")."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, headers: httpx.Headers) -> None:
+        self._items = {k.lower(): v for k, v in headers.items()}
+
+    def __getitem__(self, key: str) -> str:
+        return self._items[key.lower()]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return f"Headers({self._items!r})"
+
+
+class HttpxTransport:
+    """Requests to one Woodpecker over one `httpx.AsyncClient` owned by this object (close it with `aclose`).
+
+    - The per-call credential wins over the default token; with neither, and always for the
+      root routes /version and /healthz, no Authorization header is sent. The token goes only
+      to the configured origin: redirects are refused and every request URL is checked against it.
+    - Only GETs are retried (connection errors, 429, 502, 503, 504) with exponential
+      backoff and jitter, honouring Retry-After up to `max_retry_after` seconds.
+    - `insecure_tls` turns off certificate checks for this client alone; `ca_file` (a PEM
+      bundle) adds a private CA to the trusted ones instead, checks staying on.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None,
+        *,
+        token: Credential | None = None,
+        insecure_tls: bool = False,
+        ca_file: str | None = None,
+        timeout: float = 30.0,
+        retries: int = 3,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+        jitter: Callable[[], float] = random.random,
+        backoff_base: float = 0.5,
+        backoff_cap: float = 8.0,
+        max_retry_after: float = 30.0,
+        user_agent: str = "woodpecker-ci-mcp",
+        trust_env: bool = True,
+    ) -> None:
+        self._token = token
+        self._timeout = timeout
+        # Connecting should never take long; a slow answer may.
+        self._connect_timeout = min(timeout, 10.0)
+        self._retries = max(retries, 0)
+        self._sleep = sleep
+        self._jitter = jitter
+        self._backoff_base = backoff_base
+        self._backoff_cap = backoff_cap
+        self._max_retry_after = max_retry_after
+        self._root: httpx.URL | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._closed = False
+        if base_url:
+            self._root = _parse_root(base_url)
+
+        # Built at the first request, not here: the TLS context and httpx's transport cost about
+        # 50 ms of CPU, and a stdio server must answer initialize and tools/list before any call.
+        def new_client() -> httpx.AsyncClient:
+            return httpx.AsyncClient(
+                # verify applies to this client only; nothing process-wide changes.
+                verify=False if insecure_tls else _verifying_context(trust_env, ca_file),
+                timeout=httpx.Timeout(timeout, connect=self._connect_timeout),
+                follow_redirects=False,
+                transport=transport,
+                headers={"Accept": "application/json", "User-Agent": user_agent},
+                # Environment proxies and SSL_CERT_FILE are honoured (httpx 0.28 reads no
+                # credentials from the environment, so nothing but our token is sent).
+                trust_env=trust_env,
+            )
+
+        self._new_client = new_client
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def aclose(self) -> None:
+        self._closed = True
+        if self._client is not None:
+            await self._client.aclose()
+
+    def __repr__(self) -> str:
+        where = _origin(self._root) if self._root is not None else "not configured"
+        token = "set" if self._token is not None else "none"
+        return f"{where}, token={token}"
+
+    # ------------------------------------------------------------------ one request, with retries
+
+    async def exchange(
+        self,
+        call: ApiCall,
+        credential: Credential | None,
+        consume: Callable[[httpx.Response], Awaitable[T]],
+        deadline: float,
+    ) -> T:
+        """Send `call` (a GET up to 1 + retries times) and hand a 2xx answer to `consume`.
+
+        Raises:
+            WoodpeckerError: what went wrong, as the user should read it.
+        """
+        client, url = self._target(call.path)
+        # /version and /healthz need no token, so none travels there, whoever holds one.
+        secret = None if call.path in _ROOT_PATHS else credential or self._token
+        if secret is not None and not secret.reveal():
+            secret = None
+        if secret is not None and not token_shaped(secret.reveal()):
+            # Caught here rather than by the HTTP library, whose error could quote the header.
+            raise Unauthorized(
+                "The Woodpecker token contains characters a token cannot have (spaces, line breaks or "
+                "non-ASCII); copy WOODPECKER_TOKEN again from your Woodpecker user settings"
+            )
+        headers = {"Authorization": f"Bearer {secret.reveal()}"} if secret is not None else {}
+        request = client.build_request(
+            call.method,
+            url,
+            params=dict(call.query) or None,
+            json=call.body,
+            headers=headers,
+        )
+        self._check_outgoing(request, call, secret is not None)
+        attempts = 1 + (self._retries if call.idempotent_read else 0)
+        for attempt in range(attempts):
+            try:
+                return await self._attempt(client, request, call, secret, consume, deadline)
+            except Retry as retry:
+                if attempt + 1 >= attempts:
+                    raise retry.error from None
+                await self._sleep(self._delay(attempt, retry.wait))
+        raise AssertionError("unreachable")  # the loop always returns or raises
+
+    async def _attempt(
+        self,
+        client: httpx.AsyncClient,
+        request: httpx.Request,
+        call: ApiCall,
+        secret: Credential | None,
+        consume: Callable[[httpx.Response], Awaitable[T]],
+        deadline: float,
+    ) -> T:
+        try:
+            with anyio.fail_after(deadline):
+                try:
+                    response = await client.send(request, stream=True)
+                except httpx.HTTPError as exc:
+                    raise_transport(exc, self._timeout, self._connect_timeout, before_response=True)
+                try:
+                    if 300 <= response.status_code < 400:
+                        raise RedirectRefused(
+                            "Woodpecker answered with a redirect to another location; set "
+                            "WOODPECKER_URL to the server root that serves the API",
+                            status=response.status_code,
+                        )
+                    if not 200 <= response.status_code < 300:
+                        await self._raise_for_status(response, call, secret)
+                    try:
+                        return await consume(response)
+                    except httpx.HTTPError as exc:
+                        raise_transport(exc, self._timeout, self._connect_timeout, before_response=False)
+                finally:
+                    # Shielded: after the deadline fires the connection must still be
+                    # released (closed, as its body was not read), not leaked.
+                    with anyio.CancelScope(shield=True):
+                        await response.aclose()
+        except TimeoutError:
+            raise Unavailable(
+                f"Woodpecker did not finish answering within {deadline:g} s; the server may be "
+                "overloaded or the answer very large: try again later or narrow the request"
+            ) from None
+
+    def _target(self, path: str) -> tuple[httpx.AsyncClient, httpx.URL]:
+        if self._root is None:
+            raise NotConfigured(f"No Woodpecker server is configured: {SETUP_HINT}.")
+        if (
+            not path.startswith("/")
+            or path.startswith("//")
+            or any(c in "?#\\" or c <= " " or c == "\x7f" for c in path)
+            or not (path.startswith("/api/") or path in _ROOT_PATHS)
+        ):
+            raise ValueError("an ApiCall path starts with /api/ or is /version or /healthz")
+        root = self._root
+        url = root.copy_with(raw_path=root.raw_path.rstrip(b"/") + path.encode("ascii", "strict"))
+        # The Authorization header must only ever travel to the configured origin.
+        if (url.scheme, url.host, url.port) != (root.scheme, root.host, root.port):
+            raise ValueError("an ApiCall path may not name another host")
+        if self._client is None:
+            if self._closed:
+                raise RuntimeError("this Woodpecker gateway is closed")
+            self._client = self._new_client()
+        return self._client, url
+
+    def _check_outgoing(self, request: httpx.Request, call: ApiCall, with_token: bool) -> None:
+        """The request as the HTTP library will send it must be the planned one, byte for byte:
+        same origin, the root's path plus the call's path, the call's query, no fragment, no dot or
+        empty segment; and a token only under the root's /api/. One place for every tool.
+
+        Raises:
+            RequestNotAsPlanned: nothing was sent.
+        """
+        root = self._root
+        assert root is not None  # _target raised NotConfigured before
+        url = request.url
+        prefix = root.raw_path.rstrip(b"/")
+        planned = prefix + call.path.encode("ascii")
+        path, _, query = url.raw_path.partition(b"?")
+        segments = call.path.split("/")[1:]
+        problem = None
+        if (url.scheme, url.host, url.port) != (root.scheme, root.host, root.port):
+            problem = "another server"
+        elif path != planned:
+            problem = "another path"
+        elif any(unquote(part) in ("", ".", "..") for part in segments):
+            problem = "a dot or empty path segment"
+        elif parse_qsl(query.decode("ascii", "replace"), keep_blank_values=True) != list(call.query.items()):
+            problem = "another query"
+        elif url.fragment:
+            problem = "a fragment"
+        elif with_token and not path.startswith(prefix + b"/api/"):
+            problem = "the token outside the API"
+        if problem is not None:
+            raise RequestNotAsPlanned(
+                f"Nothing was sent to Woodpecker: the request built for {call.method} would have gone to "
+                f"{problem}, not the one planned for this call. Check the arguments (names may not hold "
+                "'.', '..' or empty segments) and WOODPECKER_URL."
+            )
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self._max_retry_after)
+        step = min(self._backoff_cap, self._backoff_base * (2.0**attempt))
+        return step * (0.5 + self._jitter() / 2)
+
+    async def _raise_for_status(
+        self, response: httpx.Response, call: ApiCall, secret: Credential | None
+    ) -> NoReturn:
+        status = response.status_code
+        try:
+            raw = await _read_prefix(response, _ERROR_BODY_READ)
+        except httpx.HTTPError:
+            raw = b""
+        detail = _detail(response, raw, self._known_secrets(secret))
+        sent: Sent = "none" if secret is None else "own" if secret == self._token else "client"
+        error = error_for(status, detail, call.path, sent)
+        if call.idempotent_read and status in _RETRY_STATUSES:
+            raise Retry(error, _retry_after(response) if status in (429, 503) else None)
+        raise error
+
+    def _known_secrets(self, secret: Credential | None) -> tuple[str, ...]:
+        return tuple(c.reveal() for c in (secret, self._token) if c is not None and c.reveal())
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+async def read_json(response: httpx.Response, ceiling: int) -> ApiResponse:
+    """A 2xx answer read whole (at most `ceiling` bytes) and parsed as JSON."""
+    check_declared_length(response, ceiling)
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        if len(body) + len(chunk) > ceiling:
+            too_large(ceiling)
+        body += chunk
+    return ApiResponse(response.status_code, _parse_json(response, bytes(body)), _Headers(response.headers))
+
+
+@functools.cache
+def _verifying_context(trust_env: bool, ca_file: str | None = None) -> ssl.SSLContext:
+    """The certificate-checking TLS context, built once: loading the CA bundle costs milliseconds
+    per client, and a context is safe to share once made. A private CA is trusted on top of the
+    usual ones; hostname and chain checks stay exactly as they are."""
+    context = httpx.create_ssl_context(trust_env=trust_env)
+    if ca_file is not None:
+        context.load_verify_locations(cafile=ca_file)
+    return context
+
+
+def _parse_root(base_url: str) -> httpx.URL:
+    try:
+        root = httpx.URL(base_url.strip().rstrip("/"))
+    except httpx.InvalidURL:
+        raise NotConfigured(f"WOODPECKER_URL is not a valid URL: {SETUP_HINT}.") from None
+    if root.scheme not in ("http", "https") or not root.host:
+        raise NotConfigured(f"WOODPECKER_URL must be an http or https URL: {SETUP_HINT}.")
+    if root.userinfo:
+        raise NotConfigured("WOODPECKER_URL must not contain a user name or password; use WOODPECKER_TOKEN.")
+    return root
+
+
+def _origin(url: httpx.URL) -> str:
+    port = f":{url.port}" if url.port is not None else ""
+    return f"{url.scheme}://{url.host}{port}"
+
+
+def check_declared_length(response: httpx.Response, ceiling: int) -> None:
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > ceiling:
+        too_large(ceiling)
+
+
+def is_html_type(response: httpx.Response) -> bool:
+    return "html" in response.headers.get("content-type", "").lower()
+
+
+def _looks_like_html(raw: bytes) -> bool:
+    # JSON never starts with "<"; a page (or an XML error from a proxy) does.
+    return raw[:512].lstrip().startswith(b"<")
+
+
+def _parse_json(response: httpx.Response, body: bytes) -> Any:
+    if response.status_code == 204 or not body.strip():
+        return None
+    if is_html_type(response) or _looks_like_html(body):
+        serves_web_ui()
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        content_type = response.headers.get("content-type", "").lower()
+        if content_type.startswith("text/plain"):
+            # A few Woodpecker routes answer plain text ("Ok"); hand it over as a string.
+            return body.decode("utf-8", "replace")
+        raise BadResponse(
+            "Woodpecker's answer is not valid JSON; check that WOODPECKER_URL points at the "
+            "Woodpecker server root and try again"
+        ) from None
+
+
+async def _read_prefix(response: httpx.Response, limit: int) -> bytes:
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) >= limit:
+            break
+    return bytes(body[:limit])
+
+
+def _detail(response: httpx.Response, raw: bytes, secrets: tuple[str, ...]) -> str | None:
+    """Woodpecker's own error text, shortened; None for HTML pages and empty bodies."""
+    if not raw.strip() or is_html_type(response) or _looks_like_html(raw):
+        return None
+    text = " ".join(raw.decode("utf-8", "replace").split())
+    for secret in secrets:
+        # A proxy or a hostile server could echo the request back; the token must not
+        # reach a message.
+        text = text.replace(secret, "***")
+    if len(text) > _DETAIL_CHARS:
+        text = text[: _DETAIL_CHARS - 1].rstrip() + "…"
+    return text or None
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        return None  # an HTTP-date: fall back to our own backoff
+    return seconds if seconds >= 0 else None
