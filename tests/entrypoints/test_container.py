@@ -115,7 +115,7 @@ async def test_without_a_woodpecker_url_the_real_wiring_answers_with_setup_instr
             async with Client(server) as client:
                 tools = (await client.list_tools()).tools
                 result = await client.call_tool("list_repositories", {})
-    assert len(tools) == 73
+    assert len(tools) == 74
     assert result.is_error and result.content[0].text == SETUP
 
 
