@@ -132,7 +132,7 @@ def test_a_token_with_inner_whitespace_is_refused_without_echoing_it() -> None:
 
 def test_read_only_registers_the_34_read_tools() -> None:
     tools = read_settings({"WOODPECKER_READ_ONLY": "true"}).tools
-    assert len(tools) == 36
+    assert len(tools) == 37
     assert all(t.is_read for t in tools)
 
 
