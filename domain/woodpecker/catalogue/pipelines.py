@@ -483,26 +483,22 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="pipelines",
         untrusted_output=True,
         description=(
-            "Turns what a person pastes into ids: a link of this server's web UI (a repository, a pipeline or "
-            "a step), owner/name, or owner/name#42; `step` names a step of that pipeline. Answers repo_id, "
-            "number and step_id for the other tools, with the names and states they stand for. Links to "
-            "another server are refused."
+            "Turns a pasted web UI link (repository, pipeline or step), owner/name or owner/name#42 into "
+            "repo_id, number and step_id, with names and states. Refuses links to other servers."
         ),
         params=(
             Param(
                 "reference",
                 "string",
                 True,
-                "The pasted text: a web UI link such as https://ci.example.org/repos/6/pipeline/2/3, "
-                "owner/name, or owner/name#42 (a pipeline number).",
+                "A web UI link of this server, owner/name, or owner/name#42 (a pipeline number).",
                 constraints={"minLength": 1, "maxLength": 2000},
             ),
             Param(
                 "step",
                 "string",
                 False,
-                "A step of the pipeline named by `reference`: its name (workflow/name when several workflows "
-                "have one of that name) or its pid.",
+                "A step of that pipeline: its name (workflow/name if ambiguous) or its pid.",
                 constraints={"minLength": 1, "maxLength": 250},
             ),
         ),
