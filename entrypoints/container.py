@@ -141,6 +141,7 @@ def _runner(
         configured=settings.woodpecker_url is not None,
         default_credential=credential,
         text=settings.text,
+        web_root=settings.woodpecker_url,
     )
 
 

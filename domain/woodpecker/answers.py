@@ -55,4 +55,9 @@ class FailedSteps:
     """A pipeline's failed steps with their error-looking and last lines (results/failures.py)."""
 
 
-Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps
+@dataclass(frozen=True, slots=True)
+class Ids:
+    """The ids a pasted reference stands for, with their names and states (results/resolved.py)."""
+
+
+Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps | Ids

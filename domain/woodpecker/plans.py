@@ -5,7 +5,7 @@ Most tools send one request, planned from their main endpoint (requests.plan). A
 stored) declares a `Calls` plan; ports/use_cases/tools.py runs every plan the same way and shapes the
 answer of the last request sent. Reading a step's log is not an HTTP request of this kind: the tools
 that do declare which reading they are (`StepLog`, `StepLogSearch`, `FailureSummary`,
-`ServerInfo`), and the runner has one method for each kind, none for a tool.
+`ServerInfo`), as does `resolve` (`Resolve`), and the runner has one method for each kind, none for a tool.
 
 Checks return the message of what went wrong (the runner reports it as an unreadable answer);
 nothing here sends anything.
@@ -89,4 +89,10 @@ class FailureSummary:
     """A pipeline's failed steps, each with its error-looking lines and its last lines."""
 
 
-Plan = Calls | ServerInfo | StepLog | StepLogSearch | FailureSummary
+@dataclass(frozen=True, slots=True)
+class Resolve:
+    """Read a pasted link or name (domain/woodpecker/references.py), then look up what it names: the
+    repository, the pipeline when a number is named, and a step of it by pid or name."""
+
+
+Plan = Calls | ServerInfo | StepLog | StepLogSearch | FailureSummary | Resolve

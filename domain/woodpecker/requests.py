@@ -221,6 +221,15 @@ def current_for_guard(tool: ToolSpec, args: Mapping[str, Any]) -> Request | Mapp
     return reads(args) if reads is not None else None
 
 
+def repository(repo_id: int) -> Request:
+    return Request("GET", f"/api/repos/{segment(repo_id)}")
+
+
+def lookup_repository(full_name: str) -> Request:
+    """The repository by its full name (a wildcard route: its slashes travel literally)."""
+    return Request("GET", fill("/api/repos/lookup/{full_name}", {"full_name": full_name}, "full_name"))
+
+
 def pipeline(args: Mapping[str, Any]) -> Request:
     return Request("GET", f"/api/repos/{segment(args['repo_id'])}/pipelines/{segment(args['number'])}")
 

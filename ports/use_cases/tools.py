@@ -7,8 +7,16 @@ from domain.arguments import ArgumentError, show
 from domain.arguments import validate as validate_arguments
 from domain.calls import ValidCall
 from domain.tools import Catalogue, ToolSpec
-from domain.woodpecker import requests, results
-from domain.woodpecker.plans import Calls, FailureSummary, FindInPages, ServerInfo, StepLog, StepLogSearch
+from domain.woodpecker import references, requests, results
+from domain.woodpecker.plans import (
+    Calls,
+    FailureSummary,
+    FindInPages,
+    Resolve,
+    ServerInfo,
+    StepLog,
+    StepLogSearch,
+)
 from domain.woodpecker.requests import Request
 from domain.woodpecker.results import Shaped
 from domain.woodpecker.tool import woodpecker
@@ -74,6 +82,7 @@ class ToolRunner:
         result_budget: int = results.RESULT_BUDGET,
         log_budget: int = results.LOG_BUDGET,
         text: results.TextMode = "full",
+        web_root: str | None = None,
     ) -> None:
         """`configured`: a WOODPECKER_URL is set. `default_credential`: the server's own token, used
         when a call brings none (never set it in per-client mode). `token_configured`: whether a call
@@ -81,7 +90,8 @@ class ToolRunner:
         (pass True for a gateway that holds its own token). Without a URL, or without any credential,
         every tool but get_server_info answers with setup instructions and nothing is sent. `text`: `full`
         (the text content carries all the data) or `summary` (only the warning and summary line, for
-        clients that read structuredContent)."""
+        clients that read structuredContent). `web_root`: WOODPECKER_URL as settings trimmed it, the only
+        server whose web links `resolve` reads."""
         self.catalogue = catalogue
         self.gateway = gateway
         self.configured = configured
@@ -92,6 +102,7 @@ class ToolRunner:
         self.result_budget = result_budget
         self.log_budget = log_budget
         self.text = text
+        self.web_root = _web_root(web_root)
 
     def _tool(self, tool: str) -> ToolSpec:
         try:
@@ -173,6 +184,10 @@ class ToolRunner:
         except InvalidPattern as e:
             shaped = results.failure(spec, args, kind="invalid_arguments", message=str(e))
             return ToolResult(shaped.structured, shaped.text, is_error=True)
+        except references.NotAReference as e:
+            kind = "foreign_link" if isinstance(e, references.ForeignLink) else "not_a_reference"
+            shaped = results.failure(spec, args, kind=kind, message=str(e))
+            return ToolResult(shaped.structured, shaped.text, is_error=True)
         except ValueError as e:  # ShapeError, or a stored record that is not an object
             shaped = results.failure(
                 spec, args, kind="bad_response", message=f"Woodpecker's answer could not be read: {e}."
@@ -219,6 +234,8 @@ class ToolRunner:
                 return await self._search_step_logs(spec, args, cred)
             case FailureSummary():
                 return await self._failure_summary(spec, args, cred)
+            case Resolve():
+                return await self._resolve(spec, args, cred)
         return self._shape(spec, args, await self._send(requests.plan(spec, args), cred))
 
     async def _calls(
@@ -356,6 +373,66 @@ class ToolRunner:
         return results.shape_failure_summary(
             spec, args, pipeline, failures, budget=self.log_budget, text=self.text
         )
+
+    async def _object(self, planned: Request, cred: Credential | None, what: str) -> Mapping[str, Any]:
+        data = (await self._send(planned, cred)).data
+        if not isinstance(data, Mapping):
+            raise BadResponse(f"Woodpecker answered the {what} in an unexpected shape.")
+        return data
+
+    async def _resolve(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+        ref = references.parse_reference(args["reference"], self.web_root)
+        step_name = args.get("step")
+        if ref.number is None and step_name is not None:
+            raise references.NotAReference(
+                "A step is named within a pipeline: pass a pipeline's link or owner/name#NUMBER as reference."
+            )
+        if ref.repo_id is not None:
+            repo = await self._object(requests.repository(ref.repo_id), cred, "repository")
+        else:
+            repo = await self._object(requests.lookup_repository(str(ref.full_name)), cred, "repository")
+        repo_id = repo.get("id")
+        if not isinstance(repo_id, int) or isinstance(repo_id, bool) or repo_id < 1:
+            raise BadResponse("Woodpecker answered the repository without its id.")
+        if ref.number is None:
+            return results.shape_resolved(
+                results.Resolved(repo, web_url=self._web_url(repo_id)),
+                budget=self.result_budget,
+                text=self.text,
+            )
+        where = {"repo_id": repo_id, "number": ref.number}
+        pipeline = await self._object(requests.pipeline(where), cred, "pipeline")
+        workflow = step = None
+        try:
+            if step_name is not None:
+                workflow, step = references.step_by_name(pipeline, step_name)
+            elif ref.pid is not None:
+                workflow, step = references.step_by_pid(pipeline, ref.pid)
+        except references.StepNotFound as e:
+            raise NotFound(str(e), status=404) from None
+        pid = step.get("pid") if step is not None else None
+        found = results.Resolved(
+            repo,
+            pipeline,
+            workflow,
+            step,
+            self._web_url(
+                repo_id, ref.number, pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+            ),
+        )
+        return results.shape_resolved(found, budget=self.result_budget, text=self.text)
+
+    def _web_url(self, repo_id: int, number: int | None = None, pid: int | None = None) -> str | None:
+        return None if self.web_root is None else references.web_url(self.web_root, repo_id, number, pid)
+
+
+def _web_root(root: str | None) -> references.WebRoot | None:
+    if root is None:
+        return None
+    try:
+        return references.WebRoot.parse(root)
+    except references.NotAReference:
+        return None  # settings validate WOODPECKER_URL; a root that is no URL reads no link
 
 
 def _find_step(pipeline: Any, step_id: int) -> Mapping[str, Any] | None:

@@ -22,10 +22,14 @@ def _plan(tool: str, args: dict[str, Any]) -> Request:
     return plan(spec, validate(spec, args))
 
 
+# resolve's requests depend on what the pasted reference names, read first (ports/use_cases/tools.py).
+PLANNED = [t for t in WOODPECKER_TOOLS if t.name != "resolve"]
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.data())
 def test_every_tool_plans_a_complete_escaped_request(data: st.DataObject) -> None:
-    tool = data.draw(st.sampled_from(list(WOODPECKER_TOOLS)), label="tool")
+    tool = data.draw(st.sampled_from(PLANNED), label="tool")
     args = validate(tool, data.draw(valid_arguments(tool), label="args"))
     request = plan(tool, args)
     assert request.method in ("GET", "POST", "PATCH", "DELETE")

@@ -72,3 +72,28 @@ async def test_one_summary_names_both_failed_steps_of_two_workflows_and_the_deep
     assert "search_step_logs" in test["read_more"]
     text = text_of(result)
     assert FAILED_TWICE_TEST in text and "chargeAgain" in text and "not shown" in text
+
+
+async def test_why_did_it_fail_is_answered_in_two_calls_from_a_pasted_web_link(sandbox: Sandbox) -> None:
+    """The question a person brings, with the link from the forge's status: resolve, then the summary."""
+    pasted = f"  {sandbox.url}/repos/{BENCH_REPO_ID}/pipeline/{FAILED_TWICE_NUMBER}?tab=log  "
+    command, args = server_command()
+    env = server_environment(sandbox.url, sandbox.admin_token)
+    calls = 0
+    with anyio.fail_after(120):
+        async with Client(
+            StdioServerParameters(command=command, args=args, env=env), mode="legacy"
+        ) as client:
+            resolved = await client.call_tool("resolve", {"reference": pasted})
+            calls += 1
+            assert not resolved.is_error, text_of(resolved)
+            ids = resolved.structured_content or {}
+            assert "get_pipeline_failure_summary" in ids["next"]
+            summary = await client.call_tool(
+                "get_pipeline_failure_summary", {"repo_id": ids["repo_id"], "number": ids["number"]}
+            )
+            calls += 1
+    assert calls <= 2 and not summary.is_error, text_of(summary)
+    assert (ids["repo_id"], ids["number"]) == (BENCH_REPO_ID, FAILED_TWICE_NUMBER)
+    text = text_of(summary)
+    assert "TestCheckout/charges_once" in text and FAILED_TWICE_TEST in text

@@ -37,9 +37,9 @@ async def gateway(sandbox: Sandbox) -> AsyncIterator[HttpxWoodpeckerGateway]:
 
 
 @pytest.fixture
-def runner(gateway: HttpxWoodpeckerGateway) -> ToolRunner:
+def runner(gateway: HttpxWoodpeckerGateway, sandbox: Sandbox) -> ToolRunner:
     # token_configured: let credential-less calls through, to see Woodpecker's anonymous answers.
-    return ToolRunner(WOODPECKER_TOOLS, gateway, token_configured=True)
+    return ToolRunner(WOODPECKER_TOOLS, gateway, token_configured=True, web_root=sandbox.url)
 
 
 def check_result(sandbox: Sandbox, tool: str, result: ToolResult) -> None:

@@ -1,4 +1,4 @@
-"""Every one of the 73 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
+"""Every one of the 74 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
 
 from collections.abc import Callable
 from typing import Any
@@ -159,6 +159,12 @@ SUCCESS: list[tuple[str, str | None, dict[str, Any], Check]] = [
             and s["failed_steps"][0]["exit_code"] == 1
             and "--- FAIL: TestLogin (0.01s)" in [e["text"] for e in s["failed_steps"][0]["error_lines"]]
         ),
+    ),
+    (
+        "resolve",
+        "ada",
+        {"reference": "acme/web#2", "step": "test"},
+        lambda s: (s["repo_id"], s["number"], s["step_id"], s["step_state"]) == (1, 2, 10204, "failure"),
     ),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 2, "step_id": 10204}, lambda s: s["done"] is True),
     ("delete_pipeline_logs", "ada", {"repo_id": 1, "number": 2}, lambda s: s["done"] is True),
@@ -361,6 +367,7 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
         "invalid_arguments",
         "RE2",
     ),
+    ("resolve", "ada", {"reference": "https://ci.example.org/repos/1"}, "foreign_link", "WOODPECKER_URL"),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 13, "step_id": 11303}, "rejected", "422"),
     ("delete_pipeline_logs", "ada", {"repo_id": 1, "number": 13}, "rejected", "422"),
     ("list_secrets", "bob", {"scope": S, "org_id": 4}, "forbidden", "get_current_user"),

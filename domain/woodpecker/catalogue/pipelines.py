@@ -5,7 +5,7 @@ from typing import Any
 
 from domain.tools import Arg, Endpoint, GuardRule, Param, ToolSpec
 from domain.woodpecker import rules as r
-from domain.woodpecker.answers import Done, FailedSteps, Listed, One
+from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, One
 from domain.woodpecker.asking import Ask, because
 from domain.woodpecker.catalogue.common import (
     BRANCH_RULES,
@@ -23,7 +23,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
-from domain.woodpecker.plans import FailureSummary
+from domain.woodpecker.plans import FailureSummary, Resolve
 from domain.woodpecker.requests import Request, pipeline, segment
 
 # git's ref rules (git check-ref-format) for a branch that Woodpecker builds from.
@@ -42,7 +42,7 @@ _VARIABLE_NAME_RULES: Mapping[str, Any] = {
 }
 
 # Documented additions beyond the shared catalogue (see the package's docstring).
-ADDED: tuple[str, ...] = ("get_pipeline_failure_summary",)
+ADDED: tuple[str, ...] = ("get_pipeline_failure_summary", "resolve")
 
 
 def _restart_sources(args: Mapping[str, Any]) -> Mapping[str, Request] | None:
@@ -477,5 +477,45 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         answer=FailedSteps(),
         plan=FailureSummary(),
+    ),
+    read_tool(
+        "resolve",
+        group="pipelines",
+        untrusted_output=True,
+        description=(
+            "Turns a pasted web UI link (repository, pipeline or step), owner/name or owner/name#42 into "
+            "repo_id, number and step_id, with names and states. Refuses links to other servers."
+        ),
+        params=(
+            Param(
+                "reference",
+                "string",
+                True,
+                "A web UI link of this server, owner/name, or owner/name#42 (a pipeline number).",
+                constraints={"minLength": 1, "maxLength": 2000},
+            ),
+            Param(
+                "step",
+                "string",
+                False,
+                "A step of that pipeline: its name (workflow/name if ambiguous) or its pid.",
+                constraints={"minLength": 1, "maxLength": 250},
+            ),
+        ),
+        endpoints=(
+            Endpoint("GET", "/api/repos/{repo_id}", step="when a link names the repository by id"),
+            Endpoint(
+                "GET", "/api/repos/lookup/{full_name}", step="for owner/name, or an older owner/name link"
+            ),
+            Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}", step="when a pipeline is named"),
+        ),
+        notes=(
+            "The link is read, never fetched: only its numbers and names are used, looked up on WOODPECKER_URL. "
+            "A link must start with WOODPECKER_URL's origin and path prefix; user names, backslashes, "
+            "percent-encoded hosts or slashes, and '.' or '..' segments are refused "
+            "(domain/woodpecker/references.py).",
+        ),
+        answer=Ids(),
+        plan=Resolve(),
     ),
 )

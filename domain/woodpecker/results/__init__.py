@@ -23,6 +23,7 @@ from domain.woodpecker.results.failures import (
 from domain.woodpecker.results.logs import LINE_CAP, shape_logs, shape_search
 from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, redact, target
 from domain.woodpecker.results.render import TEXT_MODES, Summarised, TextMode, fit, is_untrusted, render
+from domain.woodpecker.results.resolved import Resolved, shape_resolved
 from domain.woodpecker.results.schema import output_schema
 from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, shape, shape_server_info
 from domain.woodpecker.results.text import log_text, strip_terminal
@@ -33,6 +34,8 @@ __all__ = [
     "ERROR_SIGNS",
     "TAIL_LINES",
     "StepFailure",
+    "Resolved",
+    "shape_resolved",
     "failed_steps",
     "shape_failure_summary",
     "AGENT_TOKEN_MARKER",

@@ -42,6 +42,8 @@ _HINTS: Mapping[str, str] = {
     ),
     "conflict": "Woodpecker reported a conflict (409) with the stored state; read the current object before retrying.",
     "rejected": "Woodpecker refused the request's content: check the arguments against the tool's description.",
+    "foreign_link": "Nothing was looked up.",
+    "not_a_reference": "Nothing was looked up.",
 }
 _DEFAULT_HINT = "Call get_server_info to check the connection."
 
@@ -67,6 +69,12 @@ def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str) -> str:
                 "account may not see it. The repository may not be activated: list_repositories with "
                 "include_inactive=true shows forge repositories that are not; get_repository_permissions "
                 "shows this account's rights."
+            )
+        if tool.name == "resolve":
+            return (
+                "Not found (404): the repository, pipeline or step does not exist, or this account cannot see "
+                "it. list_repositories shows the repositories this account sees, list_pipelines a repository's "
+                "pipelines."
             )
         if tool.name == "lookup_repository":
             return (

@@ -3,7 +3,7 @@
 from typing import Any
 
 from domain.tools import ToolSpec
-from domain.woodpecker.answers import Done, FailedSteps, Listed, LogLines, LogMatches, One, Value
+from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, LogLines, LogMatches, One, Value
 from domain.woodpecker.tool import woodpecker
 
 _OPEN_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
@@ -53,6 +53,8 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
         props.update(_SEARCH_PROPERTIES)
     elif isinstance(answer, FailedSteps):
         props.update(_SUMMARY_PROPERTIES)
+    elif isinstance(answer, Ids):
+        props.update(_RESOLVE_PROPERTIES)
     props["note"] = {"type": "string"}
     if tool.untrusted_output:
         props["untrusted"] = {"type": "boolean", "const": True}
@@ -146,4 +148,19 @@ _SUMMARY_PROPERTIES: dict[str, Any] = {
             },
         },
     },
+}
+
+_RESOLVE_PROPERTIES: dict[str, Any] = {
+    "kind": {"type": "string", "enum": ["repository", "pipeline", "step"], "description": "What was named."},
+    "repo_id": {"type": "integer"},
+    "full_name": {"type": "string"},
+    "number": {"type": "integer", "description": "The pipeline's number, when one was named."},
+    "pipeline_status": {"type": ["string", "null"]},
+    "step_id": {"type": "integer", "description": "The step's id, what the log tools take."},
+    "step_pid": {"type": ["integer", "null"]},
+    "step_name": {"type": ["string", "null"]},
+    "step_state": {"type": ["string", "null"]},
+    "workflow": {"type": ["string", "null"]},
+    "web_url": {"type": "string", "description": "The web UI's link to what was named."},
+    "next": {"type": "string", "description": "The call that goes on from here."},
 }
