@@ -14,6 +14,7 @@ from domain.calls import ValidCall
 from domain.guard.policy import Decision, WideningRule
 from domain.tools import Catalogue, ToolSpec
 from ports.credential import Credential
+from ports.progress import Progress
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +58,11 @@ class ForgeCalls(Protocol):
         """
         ...
 
-    async def execute(self, call: ValidCall, credential: Credential | None) -> ToolResult:
-        """Run the call (the guard has decided). Failures are error results, never exceptions."""
+    async def execute(
+        self, call: ValidCall, credential: Credential | None, progress: Progress | None = None
+    ) -> ToolResult:
+        """Run the call (the guard has decided). Failures are error results, never exceptions.
+        `progress` hears how a long call is going, when the client asked."""
         ...
 
 

@@ -60,4 +60,9 @@ class Ids:
     """The ids a pasted reference stands for, with their names and states (results/resolved.py)."""
 
 
-Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps | Ids
+@dataclass(frozen=True, slots=True)
+class Waited:
+    """A pipeline's state after waiting for it to finish, and whether it did (results/waiting.py)."""
+
+
+Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps | Ids | Waited

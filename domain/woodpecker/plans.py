@@ -95,4 +95,9 @@ class Resolve:
     repository, the pipeline when a number is named, and a step of it by pid or name."""
 
 
-Plan = Calls | ServerInfo | StepLog | StepLogSearch | FailureSummary | Resolve
+@dataclass(frozen=True, slots=True)
+class WaitForPipeline:
+    """Read a pipeline again and again, pausing on the clock, until it finishes or a window passes."""
+
+
+Plan = Calls | ServerInfo | StepLog | StepLogSearch | FailureSummary | Resolve | WaitForPipeline

@@ -21,12 +21,12 @@ def _error(allow: str | None = None, deny: str | None = None, read_only: bool = 
     return str(caught.value)
 
 
-def test_without_settings_all_73_tools_are_registered() -> None:
-    assert len(_names()) == 74
+def test_without_settings_all_75_tools_are_registered() -> None:
+    assert len(_names()) == 75
 
 
-def test_read_only_alone_registers_the_37_read_tools() -> None:
-    assert _names(read_only=True) == READS and len(READS) == 37
+def test_read_only_alone_registers_the_38_read_tools() -> None:
+    assert _names(read_only=True) == READS and len(READS) == 38
 
 
 def test_essential_registers_the_8_essential_tools() -> None:

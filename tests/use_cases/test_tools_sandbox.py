@@ -1,4 +1,4 @@
-"""Every one of the 74 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
+"""Every one of the 75 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
 
 from collections.abc import Callable
 from typing import Any
@@ -165,6 +165,17 @@ SUCCESS: list[tuple[str, str | None, dict[str, Any], Check]] = [
         "ada",
         {"reference": "acme/web#2", "step": "test"},
         lambda s: (s["repo_id"], s["number"], s["step_id"], s["step_state"]) == (1, 2, 10204, "failure"),
+    ),
+    (
+        "wait_for_pipeline",
+        "ada",
+        {"repo_id": 1, "number": 2},
+        lambda s: (
+            s["finished"] is True
+            and s["status"] == "failure"
+            and s["polls"] == 1
+            and [step["name"] for step in s["failed_steps"]] == ["test"]
+        ),
     ),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 2, "step_id": 10204}, lambda s: s["done"] is True),
     ("delete_pipeline_logs", "ada", {"repo_id": 1, "number": 2}, lambda s: s["done"] is True),
@@ -360,6 +371,7 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
     ("delete_pipeline", "ada", {"repo_id": 1, "number": 13}, "rejected", "422"),
     ("get_step_logs", "ada", {"repo_id": 1, "number": 3, "step_id": 10204}, "not_found", "get_pipeline"),
     ("get_pipeline_failure_summary", "ada", {"repo_id": 1, "number": 999}, "not_found", "404"),
+    ("wait_for_pipeline", "ada", {"repo_id": 1, "number": 999}, "not_found", "404"),
     (
         "search_step_logs",
         "ada",

@@ -5,7 +5,7 @@ from typing import Any
 
 from domain.tools import Arg, Endpoint, GuardRule, Param, ToolSpec
 from domain.woodpecker import rules as r
-from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, One
+from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, One, Waited
 from domain.woodpecker.asking import Ask, because
 from domain.woodpecker.catalogue.common import (
     BRANCH_RULES,
@@ -23,8 +23,9 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
-from domain.woodpecker.plans import FailureSummary, Resolve
+from domain.woodpecker.plans import FailureSummary, Resolve, WaitForPipeline
 from domain.woodpecker.requests import Request, pipeline, segment
+from domain.woodpecker.waiting import DEFAULT_WINDOW, MAX_WINDOW
 
 # git's ref rules (git check-ref-format) for a branch that Woodpecker builds from.
 _GIT_BRANCH_RULES: Mapping[str, Any] = {
@@ -42,7 +43,7 @@ _VARIABLE_NAME_RULES: Mapping[str, Any] = {
 }
 
 # Documented additions beyond the shared catalogue (see the package's docstring).
-ADDED: tuple[str, ...] = ("get_pipeline_failure_summary", "resolve")
+ADDED: tuple[str, ...] = ("get_pipeline_failure_summary", "resolve", "wait_for_pipeline")
 
 
 def _restart_sources(args: Mapping[str, Any]) -> Mapping[str, Request] | None:
@@ -517,5 +518,33 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         answer=Ids(),
         plan=Resolve(),
+    ),
+    read_tool(
+        "wait_for_pipeline",
+        group="pipelines",
+        untrusted_output=True,
+        description=(
+            "Waits until a pipeline finishes or timeout_seconds pass; answers its status, whether it finished, "
+            "how long it waited and any failed steps. Call again to keep waiting. Reports progress."
+        ),
+        params=(
+            REPO_ID,
+            NUMBER,
+            Param(
+                "timeout_seconds",
+                "integer",
+                False,
+                "Longest wait in seconds; answers as soon as the pipeline finishes. At most "
+                f"{MAX_WINDOW}, under most clients' one-minute timeout.",
+                constraints={"minimum": 1, "maximum": MAX_WINDOW, "default": DEFAULT_WINDOW},
+            ),
+        ),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),),
+        notes=(
+            "Looks after 1 s, then at growing intervals up to every 5 s, and once more at the end of the "
+            "window; a blocked pipeline (awaiting approval) answers at once, since waiting cannot finish it.",
+        ),
+        answer=Waited(),
+        plan=WaitForPipeline(),
     ),
 )
