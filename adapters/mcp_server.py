@@ -200,6 +200,21 @@ async def caller_tools(
     return (listed if listed is not None else frozenset(app.catalogue.names)) - admin_tools
 
 
+class McpProgress:
+    """The Progress port over the request's own session: `notifications/progress` against the
+    client's progressToken (the SDK sends nothing when the request carried none)."""
+
+    def __init__(self, session: ServerSession) -> None:
+        self._session = session
+
+    async def report(self, progress: float, total: float | None, message: str) -> None:
+        try:
+            await self._session.report_progress(progress, total, message)
+        except Exception:
+            # A client that cannot be told (gone, no back-channel) must not fail the call.
+            logger.debug("a progress notification could not be sent", exc_info=True)
+
+
 def _input_answer(params: types.CallToolRequestParams) -> Answer | None:
     responses = params.input_responses or {}
     if CONFIRM_KEY not in responses:
@@ -423,7 +438,9 @@ def build_server(app: McpApplication) -> Server[Any]:
         if app.linking is not None and params.name in ACCOUNT_TOOL_NAMES:
             return await account_tool(params.name, _identity(ctx, app)[0], app.linking)
         listed = await caller_tools(ctx, app, admin_tools)
-        call = dataclasses.replace(call_context(ctx, params, app), listed=listed)
+        call = dataclasses.replace(
+            call_context(ctx, params, app), listed=listed, progress=McpProgress(ctx.session)
+        )
         if (
             app.linking is not None
             and call.credential is None

@@ -133,7 +133,11 @@ def _credential(settings: Settings, per_client: bool) -> Credential | None:
 
 
 def _runner(
-    tools: Catalogue, gateway: WoodpeckerGateway, settings: Settings, credential: Credential | None
+    tools: Catalogue,
+    gateway: WoodpeckerGateway,
+    settings: Settings,
+    credential: Credential | None,
+    clock: Clock,
 ) -> ToolRunner:
     return ToolRunner(
         tools,
@@ -141,6 +145,7 @@ def _runner(
         configured=settings.woodpecker_url is not None,
         default_credential=credential,
         text=settings.text,
+        clock=clock,
     )
 
 
@@ -169,7 +174,7 @@ class Container(containers.DeclarativeContainer):
     gateway = providers.Resource(_gateway, settings, credential)
     linking = providers.Resource(_linking, settings, http, clock, randomness)
 
-    runner = providers.Singleton(_runner, tools, gateway, settings, credential)
+    runner = providers.Singleton(_runner, tools, gateway, settings, credential, clock)
     roles = providers.Singleton(_roles, http, gateway, clock)
     confirmations = providers.Singleton(Confirmations, token_store, clock, randomness)
     sealed_questions = providers.Singleton(SealedQuestions, sealer, clock, randomness, token_store)

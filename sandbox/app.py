@@ -272,6 +272,7 @@ class SandboxApp:
         method = request.method
         with self.state.lock:
             world = self.state.world
+            world.settle()
             user = world.user_for_token(_token(request))
             found = self.router.find(method, raw_path)
             if found is None:

@@ -23,7 +23,7 @@ from sandbox.models import (
     User,
     Workflow,
 )
-from sandbox.world import OrgMembership, World
+from sandbox.world import Finish, OrgMembership, World
 
 ADMIN_LOGIN = "ada"
 USER_LOGIN = "bob"
@@ -93,6 +93,15 @@ FAILED_TWICE_NUMBER = 2
 FAILED_TWICE_LOG_STEP = 60203
 FAILED_TWICE_LINE = 150_000
 FAILED_TWICE_TEST = "--- FAIL: TestCheckout/charges_once (0.03s)"
+
+# Pipelines still running when the sandbox is seeded, which finish by the sandbox's clock (what
+# wait_for_pipeline waits for): the first fails its test step SLOW_RUNS_FOR seconds after the seed,
+# the second succeeds only after LONG_RUNS_FOR seconds, far past any one wait.
+SLOW_NUMBER = 3
+SLOW_RUNS_FOR = 30
+SLOW_FAILING_STEP = 60303
+LONG_NUMBER = 4
+LONG_RUNS_FOR = 3_600
 
 T0 = 1_760_000_000
 FORGE_URL = "https://forge.example.org"
@@ -624,6 +633,48 @@ def seed(world: World, tokens: dict[str, str]) -> None:
             (FAILED_TWICE_LINE + 1, "    checkout_test.go:88: charged 2 times, want 1"),
         ),
     )
+
+    seeded = world.clock()
+    slow = _add_pipeline(
+        world,
+        bench,
+        SLOW_NUMBER,
+        event="push",
+        status="running",
+        branch="main",
+        message="checkout: slow integration tests",
+        author="ada",
+        workflows=[
+            (
+                "integration",
+                "running",
+                [
+                    ("clone", "clone", "success", 0, _ok("+ git fetch origin")),
+                    (
+                        "test",
+                        "commands",
+                        "running",
+                        0,
+                        _ok("+ go test ./integration/...", "--- FAIL: TestCheckoutEndToEnd (29.10s)"),
+                    ),
+                ],
+            )
+        ],
+    )
+    assert any(s.id == SLOW_FAILING_STEP for s in slow.steps()), "slow pipeline step ids drifted"
+    world.finishes[slow.id] = Finish(seeded + SLOW_RUNS_FOR, "failure", {SLOW_FAILING_STEP: ("failure", 1)})
+    long = _add_pipeline(
+        world,
+        bench,
+        LONG_NUMBER,
+        event="manual",
+        status="running",
+        branch="main",
+        message="nightly: full matrix",
+        author="ada",
+        workflows=[("matrix", "running", [("build", "commands", "running", 0, None)])],
+    )
+    world.finishes[long.id] = Finish(seeded + LONG_RUNS_FOR, "success", {})
 
     # ------------------------------------------------------------------ secrets, registries, crons
     def secret(sid: int, org_id: int, repo_id: int, name: str, events: list[str], images: list[str]) -> None:

@@ -4,7 +4,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -132,11 +132,15 @@ class Sandbox:
 
 
 @contextmanager
-def running_sandbox(version: str = "3.17") -> Iterator[Sandbox]:
-    """Serve a fresh sandbox on 127.0.0.1 (a free port) in a daemon thread; stop it on exit."""
+def running_sandbox(version: str = "3.17", clock: Callable[[], float] = time.time) -> Iterator[Sandbox]:
+    """Serve a fresh sandbox on 127.0.0.1 (a free port) in a daemon thread; stop it on exit.
+
+    `clock` is the sandbox's time (seconds since the epoch): running pipelines finish by it, so a
+    test that passes its own clock decides when they do.
+    """
     if version not in VERSIONS:
         raise ValueError(f"unknown Woodpecker version {version!r}; choose one of {sorted(VERSIONS)}")
-    state = SandboxState(version=version, tokens=new_tokens())
+    state = SandboxState(version=version, tokens=new_tokens(), clock=clock)
     server = make_server(SandboxApp(state))
     sock = bind_loopback(0)
     port = sock.getsockname()[1]

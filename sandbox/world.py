@@ -33,6 +33,15 @@ class OrgMembership:
     admin: bool
 
 
+@dataclass(frozen=True)
+class Finish:
+    """A running pipeline's end, due at clock time `at`: its status, and each running step's state and exit code."""
+
+    at: float
+    status: str
+    steps: dict[int, tuple[str, int]]  # step id -> (state, exit code); other running steps succeed
+
+
 @dataclass
 class World:
     """Everything a Woodpecker server would keep in its database plus what its forge would answer."""
@@ -58,6 +67,7 @@ class World:
     agents: dict[int, Agent] = field(default_factory=dict)
     tasks: list[Task] = field(default_factory=list)
     forges: dict[int, Forge] = field(default_factory=dict)
+    finishes: dict[int, Finish] = field(default_factory=dict)  # pipeline id -> when and how it ends
     queue_paused: bool = False
     log_level: str = "info"
     worker_count: int = 0
@@ -136,3 +146,33 @@ class World:
 
     def new_token(self) -> str:
         return secrets.token_hex(32)
+
+    # ------------------------------------------------------------------ time
+
+    def settle(self) -> None:
+        """Let every running pipeline whose end is due (by `clock`) finish, as agents would have reported.
+
+        Called before each request, so what a client reads follows the clock; a test moves the clock.
+        """
+        now = self.clock()
+        for pipeline_id, finish in list(self.finishes.items()):
+            if finish.at > now:
+                continue
+            del self.finishes[pipeline_id]
+            pipeline = self.pipelines.get(pipeline_id)
+            if pipeline is None or pipeline.status not in ("running", "pending"):
+                continue  # deleted or cancelled meanwhile
+            at = int(finish.at)
+            for workflow in pipeline.workflows:
+                for step in workflow.children:
+                    if step.state in ("running", "pending"):
+                        step.state, step.exit_code = finish.steps.get(step.id, ("success", 0))
+                        step.started = step.started or at
+                        step.finished = at
+                failed = any(s.state in ("failure", "killed", "error") for s in workflow.children)
+                if workflow.state in ("running", "pending"):
+                    workflow.state = "failure" if failed else "success"
+                    workflow.finished = at
+            pipeline.status = finish.status
+            pipeline.finished = pipeline.updated = at
+            self.tasks = [t for t in self.tasks if t.pipeline_id != pipeline_id]

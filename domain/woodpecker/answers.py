@@ -55,4 +55,9 @@ class FailedSteps:
     """A pipeline's failed steps with their error-looking and last lines (results/failures.py)."""
 
 
-Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps
+@dataclass(frozen=True, slots=True)
+class Waited:
+    """A pipeline's state after waiting for it to finish, and whether it did (results/waiting.py)."""
+
+
+Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps | Waited

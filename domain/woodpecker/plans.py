@@ -89,4 +89,9 @@ class FailureSummary:
     """A pipeline's failed steps, each with its error-looking lines and its last lines."""
 
 
-Plan = Calls | ServerInfo | StepLog | StepLogSearch | FailureSummary
+@dataclass(frozen=True, slots=True)
+class WaitForPipeline:
+    """Read a pipeline again and again, pausing on the clock, until it finishes or a window passes."""
+
+
+Plan = Calls | ServerInfo | StepLog | StepLogSearch | FailureSummary | WaitForPipeline

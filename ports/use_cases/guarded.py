@@ -23,6 +23,7 @@ from domain.woodpecker.questions import question_for
 from ports.asker import Answer, Asker
 from ports.audit import AuditSink
 from ports.clock import Clock
+from ports.progress import Progress
 from ports.token_store import TokenStoreUnavailable
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.sealed_questions import SealedQuestions
@@ -59,6 +60,8 @@ class CallContext:
     # The tools this caller was listed (an HTTP toolset header narrowed them); None: the whole
     # catalogue. A tool outside it is unknown to this caller, as it is absent from its list.
     listed: frozenset[str] | None = None
+    # Where a long unguarded call (wait_for_pipeline) reports how it goes; None: the client did not ask.
+    progress: Progress | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +166,7 @@ class GuardedCalls:
         if spec.guard is None or self._runner.setup_for(ctx.credential) is not None:
             # Nothing can reach Woodpecker: say how to set it up rather than ask about a call
             # that could never run.
-            return Complete(await self._runner.run(tool, args, ctx.credential))
+            return Complete(await self._runner.run(tool, args, ctx.credential, ctx.progress))
 
         reads = needs_current(spec, args, self._rules)
         current: Mapping[str, Any] | None = None

@@ -7,11 +7,21 @@ from typing import Any, Literal
 from domain.arguments import ArgumentError, show
 from domain.arguments import validate as validate_arguments
 from domain.tools import Catalogue, ToolSpec
-from domain.woodpecker import requests, results
-from domain.woodpecker.plans import Calls, FailureSummary, FindInPages, ServerInfo, StepLog, StepLogSearch
+from domain.woodpecker import requests, results, waiting
+from domain.woodpecker.plans import (
+    Calls,
+    FailureSummary,
+    FindInPages,
+    ServerInfo,
+    StepLog,
+    StepLogSearch,
+    WaitForPipeline,
+)
 from domain.woodpecker.requests import Request
 from domain.woodpecker.results import LogHit, LogPiece, Shaped
 from domain.woodpecker.tool import woodpecker
+from ports.clock import Clock
+from ports.progress import Progress
 from ports.woodpecker import (
     ApiCall,
     ApiResponse,
@@ -87,6 +97,7 @@ class ToolRunner:
         result_budget: int = results.RESULT_BUDGET,
         log_budget: int = results.LOG_BUDGET,
         text: results.TextMode = "full",
+        clock: Clock | None = None,
     ) -> None:
         """`configured`: a WOODPECKER_URL is set. `default_credential`: the server's own token, used
         when a call brings none (never set it in per-client mode). `token_configured`: whether a call
@@ -94,7 +105,8 @@ class ToolRunner:
         (pass True for a gateway that holds its own token). Without a URL, or without any credential,
         every tool but get_server_info answers with setup instructions and nothing is sent. `text`: `full`
         (the text content carries all the data) or `summary` (only the warning and summary line, for
-        clients that read structuredContent)."""
+        clients that read structuredContent). `clock`: what wait_for_pipeline reads the time from and
+        sleeps on (required for that tool)."""
         self.catalogue = catalogue
         self.gateway = gateway
         self.configured = configured
@@ -105,6 +117,7 @@ class ToolRunner:
         self.result_budget = result_budget
         self.log_budget = log_budget
         self.text = text
+        self.clock = clock
 
     def _tool(self, tool: str) -> ToolSpec:
         try:
@@ -149,9 +162,16 @@ class ToolRunner:
             return data
         return {key: (await self._send(read, cred)).data for key, read in planned.items()}
 
-    async def run(self, tool: str, arguments: Mapping[str, Any], credential: Credential | None) -> ToolResult:
+    async def run(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        credential: Credential | None,
+        progress: Progress | None = None,
+    ) -> ToolResult:
         """Execute the tool (no guard here: the caller has already decided). Woodpecker
-        failures come back as an error ToolResult with a hint, never as an exception."""
+        failures come back as an error ToolResult with a hint, never as an exception. `progress`
+        hears how a long call (wait_for_pipeline) is going, when the client asked."""
         spec = self._tool(tool)
         cred = self._credential(credential)
         # The server's version and health need no credential: that call works before any setup.
@@ -165,7 +185,7 @@ class ToolRunner:
                 {"error": {"kind": "invalid_arguments", "message": str(e)}}, str(e), is_error=True
             )
         try:
-            shaped = await self._execute(spec, args, cred)
+            shaped = await self._execute(spec, args, cred, progress)
         except WoodpeckerError as e:
             shaped = results.failure(
                 spec, args, kind=_kind(e), message=str(e), status=e.status, detail=e.detail
@@ -198,7 +218,9 @@ class ToolRunner:
         call = ApiCall(planned.method, planned.path, dict(planned.query), planned.body)
         return await self.gateway.send(call, None if planned.root else credential)
 
-    async def _execute(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+    async def _execute(
+        self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None, progress: Progress | None = None
+    ) -> Shaped:
         """Run the tool's declared plan; a tool without one sends its main request."""
         match woodpecker(spec).plan:
             case Calls() as calls:
@@ -211,6 +233,8 @@ class ToolRunner:
                 return await self._search_step_logs(spec, args, cred)
             case FailureSummary():
                 return await self._failure_summary(spec, args, cred)
+            case WaitForPipeline():
+                return await self._wait_for_pipeline(args, cred, progress)
         return self._shape(spec, args, await self._send(requests.plan(spec, args), cred))
 
     async def _calls(
@@ -330,9 +354,7 @@ class ToolRunner:
         )
 
     async def _failure_summary(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
-        pipeline = (await self._send(requests.pipeline(args), cred)).data
-        if not isinstance(pipeline, Mapping):
-            raise BadResponse("Woodpecker answered the pipeline in an unexpected shape.")
+        pipeline = await self._pipeline(args, cred)
         window = LogWindowRequest(results.TAIL_LINES)
         search = LogSearchRequest(results.ERROR_PATTERN, max_matches=results.ERROR_LINES)
         failures = []
@@ -356,6 +378,51 @@ class ToolRunner:
             )
         return results.shape_failure_summary(
             spec, args, pipeline, failures, budget=self.log_budget, text=self.text
+        )
+
+    async def _pipeline(self, args: Mapping[str, Any], cred: Credential | None) -> Mapping[str, Any]:
+        pipeline = (await self._send(requests.pipeline(args), cred)).data
+        if not isinstance(pipeline, Mapping):
+            raise BadResponse("Woodpecker answered the pipeline in an unexpected shape.")
+        return pipeline
+
+    async def _wait_for_pipeline(
+        self, args: dict[str, Any], cred: Credential | None, progress: Progress | None
+    ) -> Shaped:
+        """Look at the pipeline until it finishes or the window passes, pausing on the clock (ADR 0027)."""
+        clock = self.clock
+        if clock is None:
+            raise RuntimeError("wait_for_pipeline needs a Clock; pass one to ToolRunner")
+        window = float(args["timeout_seconds"])
+        start = clock.now()
+        pipeline = await self._pipeline(args, cred)
+        polls, reported, slept = 1, -1.0, 0.0
+        while not waiting.stops_waiting(pipeline.get("status")):
+            # The pauses alone bound the wait, should the wall clock step back while it lasts.
+            waited = max(clock.now() - start, slept)
+            pause = waiting.next_pause(polls - 1, waited, window)
+            if pause is None:
+                break
+            if progress is not None:
+                reported = max(round(waited, 3), reported + 0.001)  # progress grows with every report
+                status = results.strip_terminal(str(pipeline.get("status")), keep_newlines=False)[:40]
+                await progress.report(
+                    reported,
+                    window,
+                    f"Pipeline {args['number']} of repository {args['repo_id']} is {status} after "
+                    f"{waited:.0f} s of at most {window:.0f} s.",
+                )
+            await clock.sleep(pause)
+            slept += pause
+            pipeline = await self._pipeline(args, cred)
+            polls += 1
+        return results.shape_wait(
+            args,
+            pipeline,
+            waited=max(clock.now() - start, slept),
+            polls=polls,
+            budget=self.result_budget,
+            text=self.text,
         )
 
 

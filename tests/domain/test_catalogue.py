@@ -24,15 +24,15 @@ def shared() -> dict[str, dict]:
 
 
 # The documented additions beyond the shared catalogue, by name: anything else that differs from it fails.
-ADDITIONS = {"search_step_logs", "get_pipeline_failure_summary"}
+ADDITIONS = {"search_step_logs", "get_pipeline_failure_summary", "wait_for_pipeline"}
 ADDED_PARAMETERS = {"get_step_logs": ["from_line", "to_line"]}
 SHARED_TOOLS = [t for t in WOODPECKER_TOOLS if t.name not in ADDITIONS]
 
 
 def test_counts_are_the_products_contract() -> None:
     tools = list(WOODPECKER_TOOLS)
-    assert len(tools) == 73 and len(SHARED_TOOLS) == 71
-    assert sum(t.kind == "read" for t in tools) == 36
+    assert len(tools) == 74 and len(SHARED_TOOLS) == 71
+    assert sum(t.kind == "read" for t in tools) == 37
     assert sum(t.kind == "write" for t in tools) == 37
     assert sum(t.guarded for t in tools) == 28
     assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 19

@@ -35,7 +35,14 @@ TOOLS = list(WOODPECKER_TOOLS)
 SHAPED_BY_SHAPE = [
     t
     for t in TOOLS
-    if t.name not in ("get_step_logs", "search_step_logs", "get_pipeline_failure_summary", "get_server_info")
+    if t.name
+    not in (
+        "get_step_logs",
+        "search_step_logs",
+        "get_pipeline_failure_summary",
+        "get_server_info",
+        "wait_for_pipeline",
+    )
 ]
 
 MINIMAL_ARGS: dict[str, dict[str, Any]] = {}

@@ -22,11 +22,11 @@ def _error(allow: str | None = None, deny: str | None = None, read_only: bool = 
 
 
 def test_without_settings_all_73_tools_are_registered() -> None:
-    assert len(_names()) == 73
+    assert len(_names()) == 74
 
 
 def test_read_only_alone_registers_the_36_read_tools() -> None:
-    assert _names(read_only=True) == READS and len(READS) == 36
+    assert _names(read_only=True) == READS and len(READS) == 37
 
 
 def test_essential_registers_the_8_essential_tools() -> None:

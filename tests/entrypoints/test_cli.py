@@ -219,7 +219,7 @@ async def test_a_stdio_session_lists_and_calls_tools_and_the_token_never_reaches
                 listed = await client.call_tool("list_repositories", {})
                 guarded = await client.call_tool("delete_repository", {"repo_id": 1})
     stderr = errlog.read_text()
-    assert len(tools) == 73
+    assert len(tools) == 74
     assert not listed.is_error
     assert guarded.structured_content is not None and "confirm_token" in guarded.structured_content
     assert stderr.count(ELICITATION_OFF_LINE) == 1
@@ -308,7 +308,7 @@ async def test_sandbox_prints_connection_details_that_work_over_http() -> None:
                 async with Client(streamable_http_client(server["url"], http_client=http)) as client:
                     repositories = await client.call_tool("list_repositories", {})
     assert "claude mcp add --transport http woodpecker-sandbox" in text
-    assert len(tools) == 36
+    assert len(tools) == 37
     assert not repositories.is_error
 
 

@@ -61,7 +61,7 @@ def test_a_container_without_settings_is_reported_as_incomplete() -> None:
 @pytest.mark.parametrize(
     ("environ", "count", "filtered"),
     [
-        ({"WOODPECKER_READ_ONLY": "true"}, 36, ("delete_repository", {"repo_id": 5})),
+        ({"WOODPECKER_READ_ONLY": "true"}, 37, ("delete_repository", {"repo_id": 5})),
         ({"WOODPECKER_ALLOW_TOOLS": "essential"}, 8, ("get_current_user", {})),
         ({"WOODPECKER_DENY_TOOLS": "get_repo*"}, 71, ("get_repository", {"repo_id": 5})),
     ],
@@ -115,7 +115,7 @@ async def test_without_a_woodpecker_url_the_real_wiring_answers_with_setup_instr
             async with Client(server) as client:
                 tools = (await client.list_tools()).tools
                 result = await client.call_tool("list_repositories", {})
-    assert len(tools) == 73
+    assert len(tools) == 74
     assert result.is_error and result.content[0].text == SETUP
 
 

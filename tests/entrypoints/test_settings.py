@@ -92,7 +92,7 @@ def test_plain_http_warns_only_when_the_host_is_not_loopback(url: str, warns: bo
 def test_without_url_or_token_the_settings_load_unconfigured_with_every_tool() -> None:
     settings = read_settings({})
     assert not settings.configured
-    assert len(settings.tools) == 73
+    assert len(settings.tools) == 74
     assert settings.elicitation is True
 
 
@@ -132,7 +132,7 @@ def test_a_token_with_inner_whitespace_is_refused_without_echoing_it() -> None:
 
 def test_read_only_registers_the_34_read_tools() -> None:
     tools = read_settings({"WOODPECKER_READ_ONLY": "true"}).tools
-    assert len(tools) == 36
+    assert len(tools) == 37
     assert all(t.is_read for t in tools)
 
 

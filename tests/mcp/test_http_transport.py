@@ -59,7 +59,7 @@ async def test_a_dialog_reaches_the_person_over_http_in_both_eras(mode: str) -> 
             async with Client(f"{base}/mcp", mode=mode, elicitation_callback=person) as client:
                 listed = await client.list_tools()
                 result = await client.call_tool("approve_pipeline", {"repo_id": 5, "number": 12})
-    assert len(listed.tools) == 73
+    assert len(listed.tools) == 74
     assert not result.is_error and len(person.questions) == 1
     assert [(c.method, c.path) for c in woodpecker.writes] == [("POST", "/api/repos/5/pipelines/12/approve")]
 

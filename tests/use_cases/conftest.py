@@ -15,6 +15,7 @@ from domain.woodpecker.results import output_schema
 from ports.use_cases.tools import ToolResult, ToolRunner
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
+from tests.fakes.clock import FakeClock
 
 SCHEMAS = {t.name: jsonschema.Draft202012Validator(output_schema(t)) for t in WOODPECKER_TOOLS}
 
@@ -39,7 +40,7 @@ async def gateway(sandbox: Sandbox) -> AsyncIterator[HttpxWoodpeckerGateway]:
 @pytest.fixture
 def runner(gateway: HttpxWoodpeckerGateway) -> ToolRunner:
     # token_configured: let credential-less calls through, to see Woodpecker's anonymous answers.
-    return ToolRunner(WOODPECKER_TOOLS, gateway, token_configured=True)
+    return ToolRunner(WOODPECKER_TOOLS, gateway, token_configured=True, clock=FakeClock())
 
 
 def check_result(sandbox: Sandbox, tool: str, result: ToolResult) -> None:

@@ -1,4 +1,4 @@
-"""Every one of the 73 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
+"""Every one of the 74 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
 
 from collections.abc import Callable
 from typing import Any
@@ -158,6 +158,17 @@ SUCCESS: list[tuple[str, str | None, dict[str, Any], Check]] = [
             [step["name"] for step in s["failed_steps"]] == ["test"]
             and s["failed_steps"][0]["exit_code"] == 1
             and "--- FAIL: TestLogin (0.01s)" in [e["text"] for e in s["failed_steps"][0]["error_lines"]]
+        ),
+    ),
+    (
+        "wait_for_pipeline",
+        "ada",
+        {"repo_id": 1, "number": 2},
+        lambda s: (
+            s["finished"] is True
+            and s["status"] == "failure"
+            and s["polls"] == 1
+            and [step["name"] for step in s["failed_steps"]] == ["test"]
         ),
     ),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 2, "step_id": 10204}, lambda s: s["done"] is True),
@@ -354,6 +365,7 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
     ("delete_pipeline", "ada", {"repo_id": 1, "number": 13}, "rejected", "422"),
     ("get_step_logs", "ada", {"repo_id": 1, "number": 3, "step_id": 10204}, "not_found", "get_pipeline"),
     ("get_pipeline_failure_summary", "ada", {"repo_id": 1, "number": 999}, "not_found", "404"),
+    ("wait_for_pipeline", "ada", {"repo_id": 1, "number": 999}, "not_found", "404"),
     (
         "search_step_logs",
         "ada",

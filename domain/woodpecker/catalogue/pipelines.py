@@ -5,7 +5,7 @@ from typing import Any
 
 from domain.tools import Arg, Endpoint, GuardRule, Param, ToolSpec
 from domain.woodpecker import rules as r
-from domain.woodpecker.answers import Done, FailedSteps, Listed, One
+from domain.woodpecker.answers import Done, FailedSteps, Listed, One, Waited
 from domain.woodpecker.asking import Ask, because
 from domain.woodpecker.catalogue.common import (
     BRANCH_RULES,
@@ -23,8 +23,9 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
-from domain.woodpecker.plans import FailureSummary
+from domain.woodpecker.plans import FailureSummary, WaitForPipeline
 from domain.woodpecker.requests import Request, pipeline, segment
+from domain.woodpecker.waiting import DEFAULT_WINDOW, MAX_WINDOW
 
 # git's ref rules (git check-ref-format) for a branch that Woodpecker builds from.
 _GIT_BRANCH_RULES: Mapping[str, Any] = {
@@ -42,7 +43,7 @@ _VARIABLE_NAME_RULES: Mapping[str, Any] = {
 }
 
 # Documented additions beyond the shared catalogue (see the package's docstring).
-ADDED: tuple[str, ...] = ("get_pipeline_failure_summary",)
+ADDED: tuple[str, ...] = ("get_pipeline_failure_summary", "wait_for_pipeline")
 
 
 def _restart_sources(args: Mapping[str, Any]) -> Mapping[str, Request] | None:
@@ -477,5 +478,34 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         answer=FailedSteps(),
         plan=FailureSummary(),
+    ),
+    read_tool(
+        "wait_for_pipeline",
+        group="pipelines",
+        untrusted_output=True,
+        description=(
+            "Waits until a pipeline finishes, or at most timeout_seconds (45 by default), and answers its status, "
+            "whether it finished, how long it waited and, when it failed, which steps failed. Call again to keep "
+            "waiting. Sends progress notifications while it waits when the client asks for them."
+        ),
+        params=(
+            REPO_ID,
+            NUMBER,
+            Param(
+                "timeout_seconds",
+                "integer",
+                False,
+                "The longest this call waits; it answers as soon as the pipeline finishes. At most "
+                f"{MAX_WINDOW}, under the minute after which many clients give up on a call.",
+                constraints={"minimum": 1, "maximum": MAX_WINDOW, "default": DEFAULT_WINDOW},
+            ),
+        ),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}", step="once per look"),),
+        notes=(
+            "Looks after 1 s, then at growing intervals up to every 5 s, and once more at the end of the "
+            "window; a blocked pipeline (awaiting approval) answers at once, since waiting cannot finish it.",
+        ),
+        answer=Waited(),
+        plan=WaitForPipeline(),
     ),
 )

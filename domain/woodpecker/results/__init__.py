@@ -25,6 +25,7 @@ from domain.woodpecker.results.render import TEXT_MODES, Summarised, TextMode, f
 from domain.woodpecker.results.schema import output_schema
 from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, shape, shape_server_info
 from domain.woodpecker.results.text import log_text, strip_terminal
+from domain.woodpecker.results.waiting import shape_wait
 
 __all__ = [
     "ERROR_LINES",
@@ -67,6 +68,7 @@ __all__ = [
     "shape_logs",
     "shape_search",
     "shape_server_info",
+    "shape_wait",
     "size",
     "strip_terminal",
     "target",

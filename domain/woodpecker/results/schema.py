@@ -3,7 +3,7 @@
 from typing import Any
 
 from domain.tools import ToolSpec
-from domain.woodpecker.answers import Done, FailedSteps, Listed, LogLines, LogMatches, One, Value
+from domain.woodpecker.answers import Done, FailedSteps, Listed, LogLines, LogMatches, One, Value, Waited
 from domain.woodpecker.tool import woodpecker
 
 _OPEN_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
@@ -53,6 +53,8 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
         props.update(_SEARCH_PROPERTIES)
     elif isinstance(answer, FailedSteps):
         props.update(_SUMMARY_PROPERTIES)
+    elif isinstance(answer, Waited):
+        props.update(_WAIT_PROPERTIES)
     props["note"] = {"type": "string"}
     if tool.untrusted_output:
         props["untrusted"] = {"type": "boolean", "const": True}
@@ -146,4 +148,32 @@ _SUMMARY_PROPERTIES: dict[str, Any] = {
             },
         },
     },
+}
+
+_WAIT_PROPERTIES: dict[str, Any] = {
+    "finished": {
+        "type": "boolean",
+        "description": "true: the pipeline has finished; false: the window passed first (call again).",
+    },
+    "status": {"type": ["string", "null"], "description": "The pipeline's status at the last look."},
+    "waited_seconds": {"type": "number", "description": "How long this call waited."},
+    "window_seconds": {"type": "integer", "description": "The longest this call would have waited."},
+    "polls": {"type": "integer", "description": "How often Woodpecker was asked."},
+    "pipeline": {"type": "object", "additionalProperties": True},
+    "failed_step_count": {"type": "integer"},
+    "failed_steps": {
+        "type": "array",
+        "description": "When it failed: the failed or killed steps (the first ten).",
+        "items": {
+            "type": "object",
+            "properties": {
+                "workflow": {"type": "string"},
+                "step_id": {"type": ["integer", "null"]},
+                "name": {"type": ["string", "null"]},
+                "state": {"type": ["string", "null"]},
+                "exit_code": {"type": ["integer", "null"]},
+            },
+        },
+    },
+    "next": {"type": "string", "description": "The call to make next."},
 }
