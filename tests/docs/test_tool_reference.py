@@ -66,7 +66,7 @@ def test_check_mode_fails_on_a_drifted_file_and_passes_on_a_fresh_one(
     assert renderer.main(["--check", "--output", str(target)]) == 1  # missing counts as drift
     assert renderer.main(["--output", str(target)]) == 0
     assert renderer.main(["--check", "--output", str(target)]) == 0
-    target.write_text(target.read_text(encoding="utf-8").replace("73 tools", "70 tools"), encoding="utf-8")
+    target.write_text(target.read_text(encoding="utf-8").replace("74 tools", "70 tools"), encoding="utf-8")
     assert renderer.main(["--check", "--output", str(target)]) == 1
     assert "out of date" in capsys.readouterr().err
 
