@@ -215,7 +215,7 @@ class HttpxWoodpeckerGateway:
 
         async def consume(response: httpx.Response) -> LogSearch:
             reader = SearchReader(search, compiled)
-            await self._read_log(response, reader)
+            await self._read_log(response, reader, compiled.prefilter)
             return reader.result()
 
         return await self._exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
@@ -384,13 +384,16 @@ class HttpxWoodpeckerGateway:
         return await self._exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
 
     async def _read_log(
-        self, response: httpx.Response, reader: WindowReader | SearchReader | BothReaders
+        self,
+        response: httpx.Response,
+        reader: WindowReader | SearchReader | BothReaders,
+        also: bytes | None = None,
     ) -> None:
         """Stream the log through the byte-level scanner into `reader` (see the ADR "Read step logs at byte level, search them with RE2")."""
         if _is_html_type(response):
             _serves_web_ui()
         _check_declared_length(response, self._max_log_bytes)
-        scanner = LogScanner()
+        scanner = LogScanner(also=also)
         feed = reader.feed
         received = 0
         try:

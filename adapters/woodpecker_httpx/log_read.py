@@ -5,6 +5,7 @@ counted; a batch with no match costs one RE2 pass over its decoded bytes) and de
 line's base64 only when the line is kept, matched or shown as context.
 """
 
+import base64
 import binascii
 import re
 from bisect import bisect_right
@@ -14,7 +15,7 @@ from typing import Any
 
 import re2
 
-from adapters.woodpecker_httpx.log_stream import Batch
+from adapters.woodpecker_httpx.log_stream import Batch, FixedBatch
 from domain.logs import LogWindower, decode_log_data
 from ports.woodpecker import (
     InvalidPattern,
@@ -33,6 +34,9 @@ _MAX = 2**63
 # pass could miss a match, so every line is searched on its own instead: \A and \z (start
 # and end of the text), and inline flags that switch multi-line mode off.
 _CONTEXT_SENSITIVE = re.compile(r"\\[Az]|\(\?[A-Za-z]*-")
+# RE2's metacharacters: a pattern without any but "|" is an alternation of literal strings.
+_METACHARACTERS = frozenset("\\^$.?*+()[]{}")
+_MIN_LITERAL = 3  # bytes; a shorter literal's base64 is too short to rule out anything
 
 
 def decode(data: Any) -> str:
@@ -43,6 +47,28 @@ def decode(data: Any) -> str:
         return decode_log_data(data if isinstance(data, str) else data.decode("ascii"))
     except ValueError:
         return UNDECODABLE
+
+
+def base64_cores(pattern: str, ignore_case: bool) -> tuple[bytes, ...] | None:
+    """For a case-sensitive alternation of literal strings (e.g. `--- FAIL: |panic:`), the base64
+    text that must appear in a log entry's `data` for its line to hold one of them; else None.
+
+    A literal at byte offset o of a line is encoded, inside that line's base64, in one of three ways
+    (o mod 3); each way fixes the base64 characters whose six bits all come from the literal. A run
+    of entries holding none of them holds no match, and is counted without being decoded.
+    """
+    atoms = pattern.split("|")
+    if ignore_case or any(not a or "\ufffd" in a or _METACHARACTERS.intersection(a) for a in atoms):
+        return None  # U+FFFD: decoding may put it where the bytes had none
+    cores = set()
+    for atom in atoms:
+        raw = atom.encode("utf-8")
+        if len(raw) < _MIN_LITERAL:
+            return None
+        for shift in range(3):
+            encoded = base64.b64encode(bytes(shift) + raw)
+            cores.add(encoded[-(-8 * shift // 6) : 8 * (shift + len(raw)) // 6])
+    return tuple(sorted(cores))
 
 
 class WindowReader:
@@ -56,25 +82,34 @@ class WindowReader:
         self._ranged = request.from_line is not None or request.to_line is not None
         self._window: LogWindower[tuple[Any, int]] = LogWindower(request.limit, request.from_end)
         self.total = 0
-        # While lines arrive in order (they do, from Woodpecker), whole batches are held
-        # undecoded: the last ones covering the window for "tail", the first ones for "head".
+        # While each batch's lines are all at or above the lines before it (they are, from
+        # Woodpecker), whole batches are held undecoded: the last ones covering the window for
+        # "tail", the first ones for "head". Only their lowest and highest numbers are read.
         self._held: deque[Batch] | None = None if self._ranged else deque()
         self._held_count = 0
         self._passed = 0  # entries of batches let go while in order
         self._last = -_MAX
 
     def feed(self, batch: Batch) -> None:
-        lines = batch.lines()
-        k = len(lines)
-        if k == 0:
-            return
-        self.total += k
         if self._held is not None:
-            if lines[0] >= self._last and (k == 1 or lines == sorted(lines)):
-                self._last = lines[-1]
+            bounds = batch.bounds()
+            if bounds is None:
+                return
+            k = batch.count
+            self.total += k
+            if bounds[0] >= self._last:
+                # Every line of this batch is at or above every earlier line: whole batches can be
+                # held or let go; the windower orders the lines of the batches it finally reads.
+                self._last = bounds[1]
                 self._hold(batch, k)
                 return
             self._release()
+            self._general(batch, batch.lines())
+            return
+        lines = batch.lines()
+        if not lines:
+            return
+        self.total += len(lines)
         self._general(batch, lines)
 
     def result(self) -> LogWindow:
@@ -157,6 +192,9 @@ class CompiledSearch:
             ) from None
         self.whole_batch = not _CONTEXT_SENSITIVE.search(request.pattern)
         self.dollar = "$" in request.pattern
+        self.cores = base64_cores(request.pattern, request.ignore_case)
+        # What the scanner looks for in each run's raw bytes (LogScanner's `also`), in its one pass.
+        self.prefilter = None if self.cores is None else b"|".join(map(re.escape, self.cores))
 
     def matches(self, text: str) -> bool:
         return self.line.search(text.encode("utf-8")) is not None
@@ -184,6 +222,16 @@ class SearchReader:
         self._history: deque[tuple[Batch, int]] = deque(maxlen=request.context)
 
     def feed(self, batch: Batch) -> None:
+        cores = self._pattern.cores
+        if cores is not None and not self._pending and isinstance(batch, FixedBatch):
+            held = batch.also if batch.also is not None else any(core in batch.raw for core in cores)
+            if not held:
+                # None of the pattern's literals is in any line of this run: count, decode nothing.
+                k = batch.count
+                self.total_lines += k
+                if self._context:
+                    self._history.extend((batch, i) for i in range(max(0, k - self._context), k))
+                return
         datas = batch.datas()
         k = len(datas)
         if k == 0:

@@ -141,10 +141,20 @@ class LogArrayReader:
 # automaton; `type` 3 and 4 (metadata, progress) fail the check on purpose, so a checked run
 # holds output lines only and the exact path handles the rest.
 _B64 = rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
-_ENTRY = (
-    rb'\{"id":-?[0-9]{1,19},"step_id":-?[0-9]{1,19},"time":-?[0-9]{1,19},"line":(?:0|[1-9][0-9]{0,17}),'
-    rb'"data":"' + _B64 + rb'","type":[012]\}'
-)
+
+
+def _entry(line: bytes) -> bytes:
+    return (
+        rb'\{"id":-?[0-9]{1,19},"step_id":-?[0-9]{1,19},"time":-?[0-9]{1,19},"line":' + line + rb","
+        rb'"data":"' + _B64 + rb'","type":[012]\}'
+    )
+
+
+_ENTRY = _entry(rb"(?:0|[1-9][0-9]{0,17})")
+# In the same pass, whether every line number of the run has one width (1 to _WIDTHS digits):
+# numbers of one width, without leading zeros, compare as their digits do, so the lowest and
+# highest line of a run need no int per entry.
+_WIDTHS = 7
 _LINE = re.compile(rb',"line":([0-9]+),')
 _TIME = re.compile(rb',"time":(-?[0-9]+),')
 _DATA = re.compile(rb',"data":"([^"]*)"')
@@ -153,24 +163,44 @@ _DATA = re.compile(rb',"data":"([^"]*)"')
 _MAX_RUN = 1024 * 1024
 
 
-def _shape_checker() -> Callable[[bytes], bool]:
+Checker = Callable[[bytes], tuple[int, bool] | None]
+
+
+def _shape_checker(also: bytes | None = None) -> Checker:
+    """One pass of an RE2 set over a run: None when it is not fixed-shape entries, else the width of
+    all its line numbers (0: they differ) and whether the run holds a match of `also`."""
     options = re2.Options()
     options.log_errors = False
     options.max_mem = 64 * 1024 * 1024
     checker = re2.Set.FullMatchSet(options)
-    checker.Add(_ENTRY + rb"(?:," + _ENTRY + rb")*")
+    checker.Add(_ENTRY + rb"(?:," + _ENTRY + rb")*")  # index 0: the fixed shape
+    for width in range(1, _WIDTHS + 1):  # index w: the fixed shape, every line number w digits wide
+        one = _entry(rb"[1-9][0-9]{%d}" % (width - 1) if width > 1 else rb"[0-9]")
+        checker.Add(one + rb"(?:," + one + rb")*")
+    if also is not None:
+        checker.Add(rb"(?s).*(?:" + also + rb").*")  # index _WIDTHS + 1: somewhere in the run
     checker.Compile()
-    return lambda run: checker.Match(run) is not None
+
+    def check(run: bytes) -> tuple[int, bool] | None:
+        matched = checker.Match(run)
+        if matched is None or 0 not in matched:
+            return None
+        return max(i for i in matched if i <= _WIDTHS), _WIDTHS + 1 in matched
+
+    return check
 
 
-_fixed_shape: Callable[[bytes], bool] | None = None
+_checkers: dict[bytes | None, Checker] = {}
 
 
-def _is_fixed_shape(run: bytes) -> bool:
-    global _fixed_shape
-    if _fixed_shape is None:
-        _fixed_shape = _shape_checker()  # built at the first log, not at import
-    return _fixed_shape(run)
+def _checker(also: bytes | None) -> Checker:
+    """The shape check (built at the first log, not at import), with `also` for the last few patterns."""
+    found = _checkers.get(also)
+    if found is None:
+        if len(_checkers) > 8:
+            _checkers.pop(next(k for k in _checkers if k is not None))
+        found = _checkers[also] = _shape_checker(also)
+    return found
 
 
 class Batch:
@@ -184,6 +214,11 @@ class Batch:
 
     def lines(self) -> list[int]:
         raise NotImplementedError
+
+    def bounds(self) -> tuple[int, int] | None:
+        """The lowest and highest line number, or None for a batch without entries."""
+        lines = self.lines()
+        return (min(lines), max(lines)) if lines else None
 
     def datas(self) -> list[Any]:
         """Each entry's `data` as sent (base64 text or bytes; anything else for a malformed entry)."""
@@ -201,10 +236,12 @@ class Batch:
 class FixedBatch(Batch):
     """A run of fixed-shape entries, kept as the bytes they arrived in."""
 
-    __slots__ = ("_count", "_datas", "_lines", "raw")
+    __slots__ = ("_count", "_datas", "_lines", "also", "raw", "width")
 
-    def __init__(self, raw: bytes) -> None:
+    def __init__(self, raw: bytes, width: int = 0, also: bool | None = None) -> None:
         self.raw = raw
+        self.width = width  # digits of every line number, or 0 when they differ
+        self.also = also  # whether the raw bytes hold a match of the scanner's `also`; None: not looked for
         self._count: int | None = None
         self._lines: list[int] | None = None
         self._datas: list[bytes] | None = None
@@ -214,13 +251,26 @@ class FixedBatch(Batch):
         if self._count is None:
             # Whichever column is at hand counts the entries; else the separators do.
             known = self._lines if self._lines is not None else self._datas
-            self._count = len(known) if known is not None else self.raw.count(b"},{") + 1
+            # In the fixed shape "{" opens each entry and appears nowhere else.
+            self._count = len(known) if known is not None else self.raw.count(b"{")
         return self._count
 
     def lines(self) -> list[int]:
         if self._lines is None:
             self._lines = list(map(int, _LINE.findall(self.raw)))
         return self._lines
+
+    def bounds(self) -> tuple[int, int] | None:
+        if self._lines is not None:
+            return min(self._lines), max(self._lines)
+        if not self.width:
+            lines = self.lines()
+            return min(lines), max(lines)
+        # Without an int per entry: numbers of one width (no leading zeros, as the shape check
+        # made sure) compare as their digits do.
+        digits = _LINE.findall(self.raw)
+        self._count = len(digits)
+        return int(min(digits)), int(max(digits))
 
     def datas(self) -> list[Any]:
         if self._datas is None:
@@ -275,11 +325,15 @@ class LogScanner:
     goes through `LogArrayReader`, so the answer is always what the exact parser would give.
     """
 
-    def __init__(self, max_pending: int = 8 * 1024 * 1024) -> None:
+    def __init__(self, max_pending: int = 8 * 1024 * 1024, also: bytes | None = None) -> None:
+        """`also`: an RE2 pattern looked for in each fixed-shape run's raw bytes in the same pass
+        (`FixedBatch.also`), e.g. the base64 forms of a search's literals."""
         self._buf = b""
         self._state = "start"  # start -> runs -> done, or exact (LogArrayReader from here on)
         self._exact: LogArrayReader | None = None
         self._max_pending = max_pending
+        self._check = _checker(also)
+        self._also = also
 
     def feed(self, chunk: bytes) -> list[Batch]:
         if self._exact is not None:
@@ -333,8 +387,10 @@ class LogScanner:
 
     def _run(self, run: bytes, *, last: bool = False) -> list[Batch]:
         """One run of entries; what follows it (after a comma, unless `last`) is in `self._buf`."""
-        if _is_fixed_shape(run):
-            return [FixedBatch(run)]
+        checked = self._check(run)
+        if checked is not None:
+            width, also = checked
+            return [FixedBatch(run, width, also if self._also is not None else None)]
         try:
             entries = json.loads(b"[" + run + b"]")
         except ValueError:  # also UnicodeDecodeError

@@ -9,7 +9,13 @@ import re2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.woodpecker_httpx.log_read import SearchReader, WindowReader, decode
+from adapters.woodpecker_httpx.log_read import (
+    CompiledSearch,
+    SearchReader,
+    WindowReader,
+    base64_cores,
+    decode,
+)
 from adapters.woodpecker_httpx.log_stream import Batch, FixedBatch, LogArrayReader, LogScanner, MalformedLog
 from domain.logs import LogWindower, is_output
 from ports.woodpecker import LogSearchRequest, LogWindowRequest
@@ -74,8 +80,8 @@ def chunks(body: bytes, cuts: list[int]) -> list[bytes]:
     return [*out, body[start:]]
 
 
-def scan(parts: list[bytes]) -> list[Batch]:
-    scanner = LogScanner()
+def scan(parts: list[bytes], also: bytes | None = None) -> list[Batch]:
+    scanner = LogScanner(also=also)
     batches: list[Batch] = []
     for part in parts:
         batches += scanner.feed(part)
@@ -240,6 +246,9 @@ PATTERNS = st.sampled_from(
         "(?-m)^b",
         "a|^",
         r"\d",
+        "--- FAIL:|error:",
+        "ab FAIL",
+        "FAIL|日本",
     ]
 )
 
@@ -274,9 +283,12 @@ def test_the_search_agrees_with_searching_each_decoded_line(
         return
     request = LogSearchRequest(pattern, ignore_case, context, cap)
     expected, total = naive_search(lines, request)
-    reader = SearchReader(request)
+    compiled = CompiledSearch(request)
+    reader = SearchReader(request, compiled)
     cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=6))
-    for batch in scan(chunks(body, cuts)):
+    # The scanner looks for the literals' base64 in its one pass (as the gateway has it), or not.
+    also = compiled.prefilter if data.draw(st.booleans()) else None
+    for batch in scan(chunks(body, cuts), also):
         reader.feed(batch)
     result = reader.result()
 
@@ -296,3 +308,30 @@ def test_a_pattern_that_would_backtrack_for_ever_elsewhere_runs_in_linear_time()
     for batch in scan([body]):
         reader.feed(batch)
     assert reader.result().total_matches == 0
+
+
+@given(st.binary(max_size=40), st.binary(min_size=3, max_size=12), st.integers(0, 40))
+def test_a_line_that_holds_a_literal_holds_one_of_its_base64_cores(
+    around: bytes, literal: bytes, at: int
+) -> None:
+    # The search skips a run of entries whose base64 holds none of the cores: never one with a match.
+    line = around[:at] + literal + around[at:]
+    text = literal.decode("utf-8", "replace")
+    if "|" in text or "\ufffd" in text or text.encode("utf-8") != literal:
+        return
+    cores = base64_cores(text, ignore_case=False)
+    if cores is None:  # a literal with RE2 metacharacters is not searched this way
+        return
+    assert any(core in base64.b64encode(line) for core in cores)
+
+
+def test_only_case_sensitive_alternations_of_literals_of_three_bytes_have_cores() -> None:
+    assert base64_cores("--- FAIL: |panic:", ignore_case=False) is not None
+    for pattern, ignore_case in (
+        ("FAIL", True),
+        ("FA", False),
+        ("FAIL|", False),
+        ("a.b", False),
+        ("é", False),
+    ):
+        assert base64_cores(pattern, ignore_case) is None, pattern
