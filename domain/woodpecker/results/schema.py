@@ -120,6 +120,14 @@ _SEARCH_PROPERTIES: dict[str, Any] = {
     "state": {"type": ["string", "null"]},
 }
 
+# A failed step as the failure summary and wait_for_pipeline name it.
+_FAILED_STEP: dict[str, Any] = {
+    "workflow": {"type": "string"},
+    "step_id": {"type": ["integer", "null"]},
+    "name": {"type": ["string", "null"]},
+    "state": {"type": ["string", "null"]},
+    "exit_code": {"type": ["integer", "null"]},
+}
 _SUMMARY_PROPERTIES: dict[str, Any] = {
     "pipeline": {"type": "object", "additionalProperties": True},
     "failed_step_count": {"type": "integer"},
@@ -133,11 +141,7 @@ _SUMMARY_PROPERTIES: dict[str, Any] = {
         "items": {
             "type": "object",
             "properties": {
-                "workflow": {"type": "string"},
-                "step_id": {"type": ["integer", "null"]},
-                "name": {"type": ["string", "null"]},
-                "state": {"type": ["string", "null"]},
-                "exit_code": {"type": ["integer", "null"]},
+                **_FAILED_STEP,
                 "total_lines": {"type": "integer"},
                 "error_lines_found": {"type": "integer"},
                 "error_lines": {"type": "array", "items": _LINE},
@@ -164,16 +168,7 @@ _WAIT_PROPERTIES: dict[str, Any] = {
     "failed_steps": {
         "type": "array",
         "description": "When it failed: the failed or killed steps (the first ten).",
-        "items": {
-            "type": "object",
-            "properties": {
-                "workflow": {"type": "string"},
-                "step_id": {"type": ["integer", "null"]},
-                "name": {"type": ["string", "null"]},
-                "state": {"type": ["string", "null"]},
-                "exit_code": {"type": ["integer", "null"]},
-            },
-        },
+        "items": {"type": "object", "properties": dict(_FAILED_STEP)},
     },
     "next": {"type": "string", "description": "The call to make next."},
 }
