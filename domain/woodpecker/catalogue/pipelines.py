@@ -500,7 +500,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 constraints={"minimum": 1, "maximum": MAX_WINDOW, "default": DEFAULT_WINDOW},
             ),
         ),
-        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}", step="once per look"),),
+        endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),),
         notes=(
             "Looks after 1 s, then at growing intervals up to every 5 s, and once more at the end of the "
             "window; a blocked pipeline (awaiting approval) answers at once, since waiting cannot finish it.",
