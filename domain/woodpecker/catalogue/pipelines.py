@@ -484,9 +484,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         group="pipelines",
         untrusted_output=True,
         description=(
-            "Waits until a pipeline finishes, or at most timeout_seconds (45 by default), and answers its status, "
-            "whether it finished, how long it waited and, when it failed, which steps failed. Call again to keep "
-            "waiting. Sends progress notifications while it waits when the client asks for them."
+            "Waits until a pipeline finishes or timeout_seconds pass; answers its status, whether it finished, "
+            "how long it waited and any failed steps. Call again to keep waiting. Reports progress."
         ),
         params=(
             REPO_ID,
@@ -495,8 +494,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "timeout_seconds",
                 "integer",
                 False,
-                "The longest this call waits; it answers as soon as the pipeline finishes. At most "
-                f"{MAX_WINDOW}, under the minute after which many clients give up on a call.",
+                "Longest wait in seconds; answers as soon as the pipeline finishes. At most "
+                f"{MAX_WINDOW}, under most clients' one-minute timeout.",
                 constraints={"minimum": 1, "maximum": MAX_WINDOW, "default": DEFAULT_WINDOW},
             ),
         ),
