@@ -56,7 +56,7 @@ def test_a_container_without_settings_is_reported_as_incomplete() -> None:
     [
         ({"WOODPECKER_READ_ONLY": "true"}, 38, ("delete_repository", {"repo_id": 5})),
         ({"WOODPECKER_ALLOW_TOOLS": "essential"}, 8, ("get_current_user", {})),
-        ({"WOODPECKER_DENY_TOOLS": "get_repo*"}, 72, ("get_repository", {"repo_id": 5})),
+        ({"WOODPECKER_DENY_TOOLS": "get_repo*"}, 73, ("get_repository", {"repo_id": 5})),
     ],
 )
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
