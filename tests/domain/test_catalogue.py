@@ -6,19 +6,14 @@ from pathlib import Path
 import pytest
 
 from domain.woodpecker.catalogue import ADDED_PARAMS, ADDED_TOOLS, WOODPECKER_TOOLS
-
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec"
-SHARED = SPEC / "catalogue.json"
-# guard.md §1b: the product's catalogue is catalogue.json with these entries replaced whole.
-BEYOND = SPEC / "catalogue-beyond.json"
+from tests.contract_data import CATALOGUE, CATALOGUE_BEYOND
 
 
 @pytest.fixture(scope="module")
 def shared() -> dict[str, dict]:
-    if not SHARED.exists() or not BEYOND.exists():
-        pytest.skip("the shared specification is not beside this checkout")
-    tools = {t["name"]: t for t in json.loads(SHARED.read_text())["tools"]}
-    replaced = {t["name"]: t for t in json.loads(BEYOND.read_text())["tools"]}
+    tools = {t["name"]: t for t in json.loads(CATALOGUE.read_text())["tools"]}
+    # guard.md §1b: the product's catalogue is catalogue.json with these entries replaced whole.
+    replaced = {t["name"]: t for t in json.loads(CATALOGUE_BEYOND.read_text())["tools"]}
     assert set(replaced) <= set(tools)
     return {name: replaced.get(name, tool) for name, tool in tools.items()}
 

@@ -5,7 +5,6 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import anyio
@@ -15,9 +14,9 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import ApiCall, Credential, LogWindowRequest, ServesWebUi
 from sandbox.biglogs import BigLog
 from sandbox.server import Sandbox
+from tests.contract_data import SWAGGER_3_17
 from tests.fixtures.gateway import GatewayFactory
 
-SWAGGER = Path(__file__).resolve().parents[3] / "shared" / "woodpecker" / "swagger-3.17.0.json"
 ROOT_PATHS = {"/version", "/healthz"}
 
 
@@ -44,9 +43,7 @@ def template(path: str) -> str:
 
 @pytest.fixture(scope="module")
 def swagger() -> dict[str, Any]:
-    if not SWAGGER.exists():
-        pytest.skip("the shared Woodpecker OpenAPI document is not beside the checkout")
-    return json.loads(SWAGGER.read_text())
+    return json.loads(SWAGGER_3_17.read_text())
 
 
 def test_every_catalogue_request_is_a_route_of_the_woodpecker_3_17_api(swagger: dict[str, Any]) -> None:
