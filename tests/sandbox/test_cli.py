@@ -31,43 +31,43 @@ def _serve(*args: str) -> "subprocess.Popen[str]":
 
 @pytest.mark.slow
 def test_api_only_prints_one_json_line_and_serves_until_terminated() -> None:
-    process = _serve("--api-only", "--port", "0")
-    try:
+    with _serve("--api-only", "--port", "0") as process:
         assert process.stdout is not None
-        info = json.loads(process.stdout.readline())
-        assert info["url"].startswith("http://127.0.0.1:")
-        assert info["version"] == "3.17.0"
-        assert set(info["tokens"]) >= {info["admin_login"], info["user_login"]}
-        assert {b["lines"] for b in info["big_logs"]} == {10_000, 40_000, 200_000, 1_000_000}
-        version = httpx.get(f"{info['url']}/version", timeout=10)
-        me = httpx.get(
-            f"{info['url']}/api/user",
-            headers={"Authorization": f"Bearer {info['tokens'][info['admin_login']]}"},
-            timeout=10,
-        )
-        assert version.json()["version"] == "3.17.0"
-        assert me.json()["login"] == info["admin_login"]
-    finally:
-        process.send_signal(signal.SIGTERM)
         try:
-            code = process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            raise
-    assert code == 0
-    assert process.stdout.read() == ""  # exactly one line
+            info = json.loads(process.stdout.readline())
+            assert info["url"].startswith("http://127.0.0.1:")
+            assert info["version"] == "3.17.0"
+            assert set(info["tokens"]) >= {info["admin_login"], info["user_login"]}
+            assert {b["lines"] for b in info["big_logs"]} == {10_000, 40_000, 200_000, 1_000_000}
+            version = httpx.get(f"{info['url']}/version", timeout=10)
+            me = httpx.get(
+                f"{info['url']}/api/user",
+                headers={"Authorization": f"Bearer {info['tokens'][info['admin_login']]}"},
+                timeout=10,
+            )
+            assert version.json()["version"] == "3.17.0"
+            assert me.json()["login"] == info["admin_login"]
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                code = process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                raise
+        assert code == 0
+        assert process.stdout.read() == ""  # exactly one line
 
 
 @pytest.mark.slow
 def test_the_311_mode_reports_its_version() -> None:
-    process = _serve("--api-only", "--woodpecker-version", "3.11")
-    try:
+    with _serve("--api-only", "--woodpecker-version", "3.11") as process:
         assert process.stdout is not None
-        info = json.loads(process.stdout.readline())
-        assert httpx.get(f"{info['url']}/version", timeout=10).json()["version"] == "3.11.0"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+        try:
+            info = json.loads(process.stdout.readline())
+            assert httpx.get(f"{info['url']}/version", timeout=10).json()["version"] == "3.11.0"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
 
 
 def test_without_api_only_the_sandbox_entry_point_refuses(capsys: pytest.CaptureFixture[str]) -> None:
