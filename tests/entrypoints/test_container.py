@@ -1,6 +1,6 @@
 """The composition root: every provider resolvable, settings reaching the parts they govern, fakes swapped in by override."""
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -15,24 +15,17 @@ from domain.woodpecker.results import SETUP
 from entrypoints.container import Container, build_container, build_http_app, opened, resolved
 from entrypoints.settings import read_http_settings, read_settings
 from ports.woodpecker import ApiCall, Credential
+from tests.fakes.audit import RecordingAudit
 from tests.fakes.clock import FakeClock
 from tests.fakes.randomness import FakeRandomness
+from tests.fakes.woodpecker import FakeWoodpecker
 from tests.fixtures.gateway import json_response, private_ca, serving_tls
 from tests.fixtures.http import serve_asgi
 from tests.fixtures.mcp import initialize_request
-from tests.mcp.fake_woodpecker import FakeWoodpecker
 
 pytestmark = pytest.mark.anyio
 
 TOKEN = "container-test-token"
-
-
-class RecordingAudit:
-    def __init__(self) -> None:
-        self.events: list[Mapping[str, object]] = []
-
-    def record(self, event: Mapping[str, object]) -> None:
-        self.events.append(dict(event))
 
 
 def container_with_fakes(environ: dict[str, str]) -> tuple[Container, FakeWoodpecker, RecordingAudit]:

@@ -14,8 +14,8 @@ from domain.woodpecker.results import SETUP, SETUP_WITHOUT_LOGIN
 from entrypoints.container import build_container, opened, resolved
 from entrypoints.settings import read_settings
 from ports.use_cases.tools import ToolRunner
+from tests.fakes.woodpecker import FakeWoodpecker
 from tests.fixtures.mcp import Person
-from tests.mcp.fake_woodpecker import FakeWoodpecker
 from tests.mcp.guarded_calls import WIDENING
 
 pytestmark = pytest.mark.anyio

@@ -26,11 +26,11 @@ from ports.woodpecker import (
     Unavailable,
     WoodpeckerError,
 )
+from tests.fakes.sleep import SleepRecorder
 from tests.fixtures.gateway import (
     CANARY,
     GatewayFactory,
     ScriptedServer,
-    SleepRecorder,
     echo_authorization,
     hang_up,
     json_response,

@@ -21,8 +21,8 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.asker import Answer
 from ports.use_cases.guarded import CallContext, Complete
 from ports.woodpecker import Credential
+from tests.fakes.woodpecker import FakeWoodpecker
 from tests.fixtures.mcp import MODES, Person, build_harness_on
-from tests.mcp.fake_woodpecker import FakeWoodpecker
 
 pytestmark = pytest.mark.anyio
 

@@ -83,7 +83,7 @@ async def test_over_stdio_with_elicitation_off_the_token_names_the_server(
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_over_http_the_tools_match_the_catalogue(sandbox: Sandbox, mode: str) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(60):
             async with serving(build_http_app(harness.server)) as base:
                 async with Client(f"{base}/mcp", mode=mode) as client:

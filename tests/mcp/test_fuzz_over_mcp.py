@@ -10,8 +10,8 @@ from domain.tools import ToolSpec
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
 from tests.domain.test_arguments_fuzz import JSON_VALUES, broken_arguments
+from tests.fakes.woodpecker import FakeWoodpecker
 from tests.fixtures.mcp import MODES, Person, build_harness_on
-from tests.mcp.fake_woodpecker import FakeWoodpecker
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,7 @@ async def test_a_trigger_that_overrides_woodpeckers_own_variables_is_refused_and
     person = Person("accept")
     args = {"repo_id": 1, "branch": "main", "variables": {"DEPLOY_ENV": "staging", name: "f" * 40}}
     sandbox.clear_requests()
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 result = await client.call_tool("trigger_pipeline", args)
@@ -31,7 +31,7 @@ async def test_a_trigger_that_overrides_woodpeckers_own_variables_is_refused_and
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_trigger_with_ordinary_variables_runs(sandbox: Sandbox, mode: str) -> None:
     args = {"repo_id": 1, "branch": "main", "variables": {"DEPLOY_ENV": "staging", "PATHS": "a:b"}}
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode=mode, elicitation_callback=Person("decline")) as client:
                 result = await client.call_tool("trigger_pipeline", args)
@@ -51,7 +51,7 @@ async def _ask_then_call(
     """Call `tool` with a person who answers `reply`; optionally run `before` (decline or cancel of the
     blocked fork pull request 11) unasked first. Returns the questions, the result and the writes of `tool`."""
     person = Person(reply)  # type: ignore[arg-type]
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(30):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 if before is not None:
@@ -155,7 +155,7 @@ async def test_activating_asks_only_for_a_repository_woodpecker_already_holds(
     sandbox: Sandbox, mode: str, forge_remote_id: str, asks: bool
 ) -> None:
     person = Person("decline")
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(30):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 result = await client.call_tool("activate_repository", {"forge_remote_id": forge_remote_id})
@@ -179,7 +179,7 @@ async def test_each_new_always_guarded_tool_asks_and_a_no_writes_nothing(
         },
     }[tool]
     person = Person("decline")
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(30):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 result = await client.call_tool(tool, args)
@@ -191,7 +191,7 @@ async def test_an_admin_grant_never_reaches_an_existing_account(sandbox: Sandbox
     # Woodpecker answers 500 for a login that exists: that account must not be promoted.
     bob = next(u for u in sandbox.world.users.values() if u.login == "bob")
     assert not bob.admin
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(30):
             async with Client(harness.server, mode="legacy", elicitation_callback=Person("accept")) as client:
                 result = await client.call_tool("create_user", {"login": "bob", "admin": True})
@@ -201,7 +201,7 @@ async def test_an_admin_grant_never_reaches_an_existing_account(sandbox: Sandbox
 
 
 async def test_an_admin_grant_goes_to_the_account_the_create_returned(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(30):
             async with Client(harness.server, mode="legacy", elicitation_callback=Person("accept")) as client:
                 result = await client.call_tool("create_user", {"login": "carol", "admin": True})

@@ -26,7 +26,7 @@ def stored_images(sandbox: Sandbox) -> list[str]:
 async def test_adding_an_image_asks_and_a_no_writes_nothing(sandbox: Sandbox, mode: str, reply: Any) -> None:
     person = Person(reply)
     args = {**SECRET, "images": [LIMITED_TO, "evil/exfil:latest"]}
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 result = await client.call_tool("update_secret", args)
@@ -52,7 +52,7 @@ async def test_keeping_the_image_list_applies_without_a_question(
             sandbox.world.secrets[7].images = []
         images = ["alpine"]
     person = Person("decline")
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 result = await client.call_tool("update_secret", {**SECRET, "images": images})
@@ -66,7 +66,7 @@ async def test_dropping_one_of_several_images_applies_without_a_question(sandbox
     with sandbox.state.lock:
         sandbox.world.secrets[7].images = [LIMITED_TO, "alpine"]
     person = Person("decline")
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 result = await client.call_tool("update_secret", {**SECRET, "images": ["alpine"]})

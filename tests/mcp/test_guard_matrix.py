@@ -23,7 +23,7 @@ async def test_over_http_every_guarded_tool_reaches_woodpecker_only_after_a_yes(
     # client per revision; test_e2e runs the same matrix over stdio.
     assert set(WIDENING) == {t.name for t in WOODPECKER_TOOLS if t.guarded}
     person = Person()
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(60):
             async with serving(build_http_app(harness.server)) as base:
                 async with Client(f"{base}/mcp", mode=mode, elicitation_callback=person) as client:
@@ -42,7 +42,7 @@ async def test_the_harmless_direction_applies_on_the_first_call_without_a_questi
     sandbox: Sandbox, tool: str, mode: str
 ) -> None:
     person = Person("decline")
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 result = await client.call_tool(tool, dict(HARMLESS[tool]))
@@ -61,7 +61,7 @@ async def test_tools_that_start_a_build_never_ask(sandbox: Sandbox, tool: str, m
         "run_cron": {"repo_id": 1, "cron_id": 1},
     }[tool]
     person = Person("decline")
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 listed = {t.name: t for t in (await client.list_tools()).tools}
@@ -74,7 +74,7 @@ async def test_tools_that_start_a_build_never_ask(sandbox: Sandbox, tool: str, m
 
 
 async def test_every_question_and_answer_is_audited_without_text_or_tokens(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="legacy", elicitation_callback=Person("accept")) as client:
                 await client.call_tool("approve_pipeline", {"repo_id": 1, "number": 11})
@@ -94,7 +94,7 @@ async def test_every_question_and_answer_is_audited_without_text_or_tokens(sandb
 
 async def test_an_audit_line_gives_no_way_to_test_a_guess_of_a_new_secret_value(sandbox: Sandbox) -> None:
     rotate = dict(WIDENING["update_secret"])
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(
                 harness.server, mode="legacy", elicitation_callback=Person("decline")

@@ -79,7 +79,7 @@ async def test_a_dialog_answered_after_the_object_changed_is_asked_again(
 ) -> None:
     prepare(sandbox)
     person = ChangingPerson(lambda: change(sandbox), ["accept", "decline"])
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="legacy", elicitation_callback=person) as client:
                 result = await client.call_tool(tool, dict(args))
@@ -93,7 +93,7 @@ async def test_a_dialog_answered_after_the_object_changed_is_asked_again(
 async def test_the_second_yes_after_a_change_acts_once(sandbox: Sandbox) -> None:
     prepare(sandbox)
     person = ChangingPerson(lambda: make_private(sandbox), ["accept", "accept"])
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="legacy", elicitation_callback=person) as client:
                 result = await client.call_tool("update_repository", dict(LOWER))
@@ -106,7 +106,7 @@ async def test_a_sealed_answer_given_before_the_object_changed_earns_a_new_quest
     sandbox: Sandbox, tool: str, args: dict[str, Any], change: Any, newly_shown: str
 ) -> None:
     prepare(sandbox)
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
                 first = await client.session.call_tool(tool, dict(args), allow_input_required=True)
@@ -131,7 +131,7 @@ async def test_a_token_issued_before_the_object_changed_does_nothing(
     sandbox: Sandbox, tool: str, args: dict[str, Any], change: Any, newly_shown: str
 ) -> None:
     prepare(sandbox)
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="legacy") as client:
                 first = await client.call_tool(tool, dict(args))

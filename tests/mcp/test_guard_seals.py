@@ -12,6 +12,7 @@ from domain.tools import Catalogue
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
+from tests.fakes.woodpecker import FakeWoodpecker
 from tests.fixtures.mcp import (
     OTHER_SEAL_KEY,
     SEAL_KEY,
@@ -21,7 +22,6 @@ from tests.fixtures.mcp import (
     elicit_result,
     harness_for,
 )
-from tests.mcp.fake_woodpecker import FakeWoodpecker
 
 pytestmark = pytest.mark.anyio
 
@@ -67,7 +67,7 @@ async def test_a_valid_state_with_a_yes_acts_once_and_each_replay_earns_a_fresh_
 ) -> None:
     # guard.md §7: the same state and yes, presented again within its ten minutes (a retry whose
     # result was lost, a replayed gateway leg, a loop), never runs the call a second time.
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         state = await first_state(harness)
         with anyio.fail_after(30):
             async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
@@ -82,7 +82,7 @@ async def test_a_valid_state_with_a_yes_acts_once_and_each_replay_earns_a_fresh_
 
 async def test_a_replayed_admin_grant_does_not_grant_again_after_a_revocation(sandbox: Sandbox) -> None:
     grant = {"login": "bob", "forge_id": 1, "admin": True}
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(30):
             async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
                 state = state_of(
@@ -106,7 +106,7 @@ async def test_a_replayed_admin_grant_does_not_grant_again_after_a_revocation(sa
 
 @pytest.mark.parametrize("reply", ["false", "decline", "cancel"])
 async def test_a_valid_state_with_a_no_does_nothing(sandbox: Sandbox, reply: Any) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         state = await first_state(harness)
         with anyio.fail_after(15):
             async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
@@ -119,7 +119,7 @@ async def test_a_valid_state_with_a_no_does_nothing(sandbox: Sandbox, reply: Any
 
 
 async def test_a_tampered_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         state = await first_state(harness)
         again = await fresh_question_then(harness, sandbox, tampered(state))
     assert state_of(again) != state
@@ -127,16 +127,16 @@ async def test_a_tampered_state_earns_a_fresh_question(sandbox: Sandbox) -> None
 
 
 async def test_a_state_sealed_with_another_key_earns_a_fresh_question(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY,)) as elsewhere:
+    async with harness_for(sandbox, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY,)) as elsewhere:
         foreign = await first_state(elsewhere)
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         state_of(await fresh_question_then(harness, sandbox, foreign))
 
 
 async def test_a_state_from_a_retired_key_still_in_the_ring_is_accepted(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token, seal_keys=(SEAL_KEY,)) as before:
+    async with harness_for(sandbox, sandbox.admin_token, seal_keys=(SEAL_KEY,)) as before:
         state = await first_state(before)
-    async with harness_for(sandbox.url, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY, SEAL_KEY)) as after:
+    async with harness_for(sandbox, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY, SEAL_KEY)) as after:
         with anyio.fail_after(15):
             async with Client(after.server, mode="2026-07-28", elicitation_callback=Person()) as client:
                 done = await ask(client, input_responses=YES, request_state=state)
@@ -145,14 +145,14 @@ async def test_a_state_from_a_retired_key_still_in_the_ring_is_accepted(sandbox:
 
 
 async def test_an_expired_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         state = await first_state(harness)
         harness.clock.advance(601)
         state_of(await fresh_question_then(harness, sandbox, state))
 
 
 async def test_a_state_for_other_arguments_earns_a_fresh_question(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         state = await first_state(harness, {"repo_id": 5, "number": 12})
         again = await fresh_question_then(harness, sandbox, state, args={"repo_id": 12, "number": 5})
     assert isinstance(again, types.InputRequiredResult)
@@ -162,25 +162,25 @@ async def test_a_state_for_other_arguments_earns_a_fresh_question(sandbox: Sandb
 
 
 async def test_a_state_issued_to_another_principal_earns_a_fresh_question(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token, principal="alice") as alice:
+    async with harness_for(sandbox, sandbox.admin_token, principal="alice") as alice:
         state = await first_state(alice)
-    async with harness_for(sandbox.url, sandbox.admin_token, principal="mallory") as mallory:
+    async with harness_for(sandbox, sandbox.admin_token, principal="mallory") as mallory:
         state_of(await fresh_question_then(mallory, sandbox, state))
 
 
 async def test_an_answer_without_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         state_of(await fresh_question_then(harness, sandbox, None))
 
 
 async def test_a_state_without_an_answer_earns_a_fresh_question(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         state = await first_state(harness)
         state_of(await fresh_question_then(harness, sandbox, state, answers=None))
 
 
 async def test_a_garbage_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         for junk in ["", "x", "v1." + "A" * 5000, "🙂" * 10]:
             state_of(await fresh_question_then(harness, sandbox, junk))
 

@@ -137,7 +137,7 @@ class GuardMachine(RuleBasedStateMachine):
         self.sandbox.reset()
         self._portal_cm = start_blocking_portal()
         self.portal: BlockingPortal = self._portal_cm.__enter__()
-        self.harness: Harness = build_harness(self.sandbox.url, self.sandbox.admin_token)
+        self.harness: Harness = build_harness(self.sandbox, self.sandbox.admin_token)
         self.person = Person()
         self._clients: list[Any] = []
         self.push = self._open(Client(self.harness.server, mode="legacy", elicitation_callback=self.person))

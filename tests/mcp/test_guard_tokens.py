@@ -32,7 +32,7 @@ def text(result: CallToolResult) -> str:
 async def test_a_token_acts_once_for_its_own_call_and_says_what_it_proves(
     sandbox: Sandbox, mode: str
 ) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode=mode) as client:
                 first = await client.call_tool("approve_pipeline", dict(APPROVE))
@@ -58,7 +58,7 @@ async def test_a_token_acts_once_for_its_own_call_and_says_what_it_proves(
 
 
 async def test_an_approval_for_5_12_is_not_one_for_12_5(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="legacy") as client:
                 token = token_of(await client.call_tool("approve_pipeline", {"repo_id": 5, "number": 12}))
@@ -73,7 +73,7 @@ async def test_a_token_for_granting_trusted_network_does_not_also_make_the_repos
     sandbox: Sandbox,
 ) -> None:
     grant = {"repo_id": 2, "trusted_network": True}
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="2026-07-28") as client:
                 first = await client.call_tool("update_repository", dict(grant))
@@ -87,7 +87,7 @@ async def test_a_token_for_granting_trusted_network_does_not_also_make_the_repos
 
 
 async def test_an_expired_token_does_nothing(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="legacy") as client:
                 token = token_of(await client.call_tool("pause_queue", {}))
@@ -99,7 +99,7 @@ async def test_an_expired_token_does_nothing(sandbox: Sandbox) -> None:
 
 async def test_a_wrong_token_does_not_cancel_the_valid_one(sandbox: Sandbox) -> None:
     args: dict[str, Any] = {"scope": "repository", "repo_id": 1, "name": "deploy_token"}
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="legacy") as client:
                 token = token_of(await client.call_tool("delete_secret", dict(args)))
@@ -115,7 +115,7 @@ async def test_a_wrong_token_does_not_cancel_the_valid_one(sandbox: Sandbox) -> 
 
 
 async def test_a_token_for_another_tool_does_nothing(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="legacy") as client:
                 token = token_of(await client.call_tool("pause_queue", {}))
@@ -129,7 +129,7 @@ async def test_with_elicitation_off_even_a_client_with_a_dialog_gets_a_token_nam
     sandbox: Sandbox, mode: str
 ) -> None:
     person = Person("accept")
-    async with harness_for(sandbox.url, sandbox.admin_token, elicitation=False) as harness:
+    async with harness_for(sandbox, sandbox.admin_token, elicitation=False) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 first = await client.call_tool("delete_pipeline", {"repo_id": 1, "number": 10})

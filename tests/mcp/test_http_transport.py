@@ -14,6 +14,7 @@ from starlette.middleware import Middleware
 
 from adapters.mcp_http import build_http_app
 from ports.woodpecker import Credential
+from tests.fakes.woodpecker import FakeWoodpecker
 from tests.fixtures.mcp import (
     MODES,
     Person,
@@ -22,7 +23,6 @@ from tests.fixtures.mcp import (
     initialize_request,
     serving,
 )
-from tests.mcp.fake_woodpecker import FakeWoodpecker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

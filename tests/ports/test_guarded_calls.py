@@ -12,7 +12,7 @@ from ports.asker import Answer
 from ports.use_cases.guarded import CallContext, Complete, NeedInput
 from ports.woodpecker import ApiCall, ApiResponse, Credential, LogWindow, LogWindowRequest
 from sandbox.server import Sandbox
-from tests.fixtures.mcp import Harness, build_harness_on
+from tests.fixtures.mcp import Harness, build_harness_on, gateway_to
 from tests.mcp.test_guard_recheck import drop_pull_request_event, make_private, prepare
 
 pytestmark = pytest.mark.anyio
@@ -105,9 +105,7 @@ EACH_CASE = pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES
 async def changing(sandbox: Sandbox) -> AsyncIterator[tuple[Harness, ChangesAfterRead]]:
     prepare(sandbox)  # repository 1: public, require_approval all_events
     credential = Credential(sandbox.admin_token)
-    gateway = ChangesAfterRead(
-        HttpxWoodpeckerGateway(sandbox.url, token=credential, retries=0, trust_env=False)
-    )
+    gateway = ChangesAfterRead(gateway_to(sandbox, credential))
     try:
         yield build_harness_on(gateway, credential), gateway
     finally:

@@ -1,11 +1,9 @@
-"""A ToolRunner wired to the sandbox through the real httpx gateway over loopback."""
+"""A ToolRunner wired to the sandbox through the real httpx gateway, into the sandbox app in this process (ADR 0025)."""
 
 import json
-import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-import httpx
 import jsonschema
 import pytest
 
@@ -16,18 +14,18 @@ from ports.use_cases.tools import ToolResult, ToolRunner
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
 from tests.fakes.clock import FakeClock
+from tests.fixtures.sandbox import in_process
 
 SCHEMAS = {t.name: jsonschema.Draft202012Validator(output_schema(t)) for t in WOODPECKER_TOOLS}
 
 Call = Callable[..., Awaitable[ToolResult]]
-# Building an SSL context costs ~0.1 s; the sandbox is plain http, so one shared context will do.
-_TLS = ssl.create_default_context()
 
 
 async def _gateway(sandbox: Sandbox) -> HttpxWoodpeckerGateway:
     # No retries: an injected fault must surface at once, and no test waits on a backoff.
-    transport = httpx.AsyncHTTPTransport(verify=_TLS)
-    return HttpxWoodpeckerGateway(sandbox.url, trust_env=False, retries=0, timeout=10.0, transport=transport)
+    return HttpxWoodpeckerGateway(
+        sandbox.url, trust_env=False, retries=0, timeout=10.0, transport=in_process(sandbox)
+    )
 
 
 @pytest.fixture
