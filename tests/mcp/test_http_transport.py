@@ -1,6 +1,8 @@
 """Streamable HTTP on a real loopback socket: both eras, per-request capabilities, Host checks, sessions bound to their principal."""
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -116,12 +118,9 @@ async def test_a_legacy_session_answers_only_the_principal_that_opened_it() -> N
     harness = build_harness_on(woodpecker, Credential("t"))
     app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
     with anyio.fail_after(20):
-        async with serving(app) as base:
+        async with serving(app) as base, httpx2.AsyncClient(headers={"x-test-principal": "alice"}) as alice:
             async with Client(
-                streamable_http_client(
-                    f"{base}/mcp", http_client=httpx2.AsyncClient(headers={"x-test-principal": "alice"})
-                ),
-                mode="legacy",
+                streamable_http_client(f"{base}/mcp", http_client=alice), mode="legacy"
             ) as client:
                 first = await client.call_tool("delete_repository", {"repo_id": 5})
                 assert first.structured_content is not None
@@ -161,13 +160,16 @@ async def test_over_http_the_principal_from_the_asgi_scope_binds_the_question() 
     args = {"repo_id": 5, "number": 12}
     yes = {"confirm": types.ElicitResult(action="accept", content={"confirm": True})}
 
-    def client_for(base: str, who: str) -> Client:
-        http = httpx2.AsyncClient(headers={"x-test-principal": who})
-        return Client(
-            streamable_http_client(f"{base}/mcp", http_client=http),
-            mode="2026-07-28",
-            elicitation_callback=Person(),
-        )
+    @asynccontextmanager
+    async def client_for(base: str, who: str) -> AsyncIterator[Client]:
+        # The SDK leaves a client it is handed open: this test closes its own.
+        async with httpx2.AsyncClient(headers={"x-test-principal": who}) as http:
+            async with Client(
+                streamable_http_client(f"{base}/mcp", http_client=http),
+                mode="2026-07-28",
+                elicitation_callback=Person(),
+            ) as client:
+                yield client
 
     with anyio.fail_after(20):
         async with serving(app) as base:
