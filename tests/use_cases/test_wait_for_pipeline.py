@@ -15,7 +15,7 @@ from domain.woodpecker.waiting import FINISHED_STATES, MAX_POLL, MAX_WINDOW, nex
 from ports.use_cases.tools import ToolRunner
 from ports.woodpecker import ApiCall, ApiResponse, Credential
 from tests.fakes.clock import FakeClock
-from tests.mcp.fake_woodpecker import FakeWoodpecker
+from tests.fakes.woodpecker import FakeWoodpecker
 
 PATH = "/api/repos/6/pipelines/3"
 START = 1_700_000_000.0
