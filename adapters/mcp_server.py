@@ -29,11 +29,13 @@ from domain.arguments import input_schema
 from domain.config import ConfigError
 from domain.tools import Catalogue, ToolSpec
 from domain.toolsets import TOOLSETS_HEADER, Toolsets, admin_only
+from domain.woodpecker.resources import NotAResource, Template
 from domain.woodpecker.results import output_schema
 from ports.asker import Answer
 from ports.linked_tokens import LinkOffer, TokenLinking
 from ports.use_cases.caller_roles import CallerRoles
 from ports.use_cases.guarded import CallContext, Channel, Complete, GuardedCalls
+from ports.use_cases.resources import Resources
 from ports.use_cases.tools import ToolResult
 from ports.woodpecker import Credential
 
@@ -246,12 +248,58 @@ def call_context(
     return CallContext(principal, credential, channel, asker=asker)
 
 
-def to_call_tool_result(result: ToolResult) -> types.CallToolResult:
+def to_call_tool_result(result: ToolResult, listed: frozenset[str] | None = None) -> types.CallToolResult:
+    """The MCP result: the text, a `resource_link` for each resource that reads what the result left
+    out (when this caller may read it), and the structured content."""
+    content: list[types.ContentBlock] = [types.TextContent(text=result.text)]
+    content += [
+        types.ResourceLink(uri=link.uri, name=link.name, description=link.description, mime_type="text/plain")
+        for link in result.links
+        if listed is None or link.tool in listed
+    ]
     return types.CallToolResult(
-        content=[types.TextContent(text=result.text)],
+        content=content,
         structured_content=dict(result.structured),
         is_error=result.is_error,
         _meta=dict(result.meta) if result.meta else None,
+    )
+
+
+# ------------------------------------------------------------------------------------ resources
+
+
+def resource_template(template: Template) -> types.ResourceTemplate:
+    return types.ResourceTemplate(
+        uri_template=template.uri_template,
+        name=template.name,
+        title=template.title,
+        description=template.description,
+        mime_type="text/plain",
+    )
+
+
+def to_read_resource_result(uri: str, result: ToolResult) -> types.ReadResourceResult:
+    """The tool's text (its untrusted warning first) as the resource's one content. A failed read is a
+    JSON-RPC error carrying the tool's message and hint; a log page names the next one in `_meta`."""
+    if result.is_error:
+        error = result.structured.get("error")
+        kind = error.get("kind") if isinstance(error, Mapping) else None
+        code = (
+            types.INVALID_PARAMS
+            if kind in ("not_found", "invalid_arguments", "unknown_tool")
+            else types.INTERNAL_ERROR
+        )
+        raise MCPError(code, result.text)
+    following = [link.uri for link in result.links if "from_line=" in link.uri]
+    return types.ReadResourceResult(
+        contents=[
+            types.TextResourceContents(
+                uri=uri,
+                mime_type="text/plain",
+                text=result.text,
+                _meta={"next_page": following[0]} if following else None,
+            )
+        ]
     )
 
 
@@ -465,7 +513,7 @@ def build_server(app: McpApplication) -> Server[Any]:
                 )
             )
         if isinstance(outcome, Complete):
-            return to_call_tool_result(outcome.result)
+            return to_call_tool_result(outcome.result, listed)
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             # Unreachable by construction (only 2026-07-28 requests get the mrtr channel); a
             # handshake-era client would see -32603 for an InputRequiredResult, so never send one.
@@ -481,6 +529,50 @@ def build_server(app: McpApplication) -> Server[Any]:
                 )
             },
             request_state=outcome.request_state,
+        )
+
+    served = Resources(app.catalogue, app.guarded)
+
+    async def resource_context(ctx: ServerRequestContext[Any, Any]) -> CallContext:
+        """Who reads, and the tools they may call (the header's and the account's narrowing)."""
+        principal, credential = _identity(ctx, app)
+        return CallContext(principal, credential, "token", listed=await caller_tools(ctx, app, admin_tools))
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        # Nothing to list up front: every resource is named by a template (repositories come and go).
+        return types.ListResourcesResult(resources=[])
+
+    async def list_resource_templates(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[resource_template(t) for t in served.templates(await resource_context(ctx))],
+            # What is listed depends on who asks (their tools), as for tools/list.
+            cache_scope="private",
+        )
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        try:
+            result = await served.read(params.uri, await resource_context(ctx))
+        except NotAResource as e:
+            raise MCPError(types.INVALID_PARAMS, str(e)) from None
+        return to_read_resource_result(params.uri, result)
+
+    async def completion(
+        ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        if not isinstance(params.ref, types.ResourceTemplateReference):
+            return types.CompleteResult(completion=types.Completion(values=[]))
+        chosen = (params.context.arguments if params.context else None) or {}
+        values, total = await served.complete(
+            params.ref.uri, params.argument.name, params.argument.value, chosen, await resource_context(ctx)
+        )
+        return types.CompleteResult(
+            completion=types.Completion(values=values, total=total, has_more=total > len(values))
         )
 
     @asynccontextmanager
@@ -499,6 +591,10 @@ def build_server(app: McpApplication) -> Server[Any]:
         get_tool_input_schema=schemas.get,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
+        on_read_resource=read_resource,
+        on_completion=completion,
     )
 
 

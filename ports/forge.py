@@ -25,6 +25,9 @@ class ToolResult:
     text: str
     is_error: bool = False
     meta: Mapping[str, Any] = field(default_factory=dict)
+    # Resources that read what this result left out (the whole log, its next page): the forge's own
+    # link records (Woodpecker's are domain.woodpecker.resources.Link); the guard never reads them.
+    links: tuple[Any, ...] = ()
 
 
 class InvalidArguments(ValueError):

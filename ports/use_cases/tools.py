@@ -7,7 +7,7 @@ from domain.arguments import ArgumentError, show
 from domain.arguments import validate as validate_arguments
 from domain.calls import ValidCall
 from domain.tools import Catalogue, ToolSpec
-from domain.woodpecker import references, requests, results, waiting
+from domain.woodpecker import references, requests, resources, results, waiting
 from domain.woodpecker.plans import (
     Calls,
     FailureSummary,
@@ -208,7 +208,9 @@ class ToolRunner:
                 spec, args, kind="bad_response", message=f"Woodpecker's answer could not be read: {e}."
             )
             return ToolResult(shaped.structured, shaped.text, is_error=True)
-        return ToolResult(shaped.structured, shaped.text)
+        links = resources.links_for(woodpecker(spec).answer, args, shaped.structured)
+        served = {t.tool for t in resources.TEMPLATES if t.tool in self.catalogue}
+        return ToolResult(shaped.structured, shaped.text, links=tuple(x for x in links if x.tool in served))
 
     def _setup_for_tool(self, spec: ToolSpec, credential: Credential | None) -> ToolResult | None:
         # The server's version and health need no credential: that call works before any setup.

@@ -91,3 +91,32 @@ def test_the_typescript_client_lists_the_tools_and_only_a_yes_writes(sandbox: Sa
             assert not outcome["result"].get("isError"), text
     assert {(r.method, r.path) for r in sandbox.state_changing_requests()} == WRITES
     assert len(sandbox.state_changing_requests()) == len(WRITES)
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_the_typescript_client_reads_a_linked_log_page_and_completes_a_repository(
+    sandbox: Sandbox, era: str
+) -> None:
+    where = {"repo_id": 6, "number": 1, "step_id": 60103}
+    step_log = "woodpecker://repos/{repo_id}/pipelines/{number}/steps/{step_id}/log{?from_line}"
+    report = run_node(
+        sandbox,
+        {
+            "era": era,
+            "calls": [{"name": "get_step_logs", "arguments": {**where, "from_line": 0, "limit": 5}}],
+            "listTemplates": True,
+            "reads": ["woodpecker://repos/6/pipelines/1/steps/60103/log?from_line=5"],
+            "completions": [
+                {
+                    "ref": {"type": "ref/resource", "uri": step_log},
+                    "argument": {"name": "repo_id", "value": "bench"},
+                }
+            ],
+        },
+    )
+    links = [b["uri"] for b in report["calls"][0]["result"]["content"] if b["type"] == "resource_link"]
+    assert links[-1] == "woodpecker://repos/6/pipelines/1/steps/60103/log?from_line=5"
+    assert step_log in [t["uriTemplate"] for t in report["templates"]]
+    page = report["reads"][0]["contents"][0]["text"]
+    assert "[5]" in page or "[0005]" in page
+    assert report["completions"][0]["completion"]["values"] == ["6"]

@@ -3,8 +3,10 @@
 // does what the plan says, and prints one JSON report on stdout.
 //
 // plan: { command, args, env, era: "legacy" | "modern", elicitation: bool (declare the capability),
-//         listTools: bool, calls: [{ name, arguments, answer: "accept" | "false" | "decline" | "cancel" }] }
-// report: { era, tools?, calls: [{ result, questions }] } or { error }
+//         listTools: bool, calls: [{ name, arguments, answer: "accept" | "false" | "decline" | "cancel" }],
+//         listTemplates: bool, reads: [uri], completions: [{ ref, argument, context }] }
+// report: { era, tools?, calls: [{ result, questions }], templates?, reads: [result], completions: [result] }
+//         or { error }
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
@@ -46,7 +48,7 @@ async function main() {
     stderr: "ignore",
   });
   await client.connect(transport);
-  const report = { era: client.getProtocolEra() ?? null, calls: [] };
+  const report = { era: client.getProtocolEra() ?? null, calls: [], reads: [], completions: [] };
   try {
     if (plan.listTools) {
       report.tools = (await client.listTools()).tools;
@@ -56,6 +58,15 @@ async function main() {
       answer = call.answer ?? "decline";
       const result = await client.callTool({ name: call.name, arguments: call.arguments });
       report.calls.push({ result, questions });
+    }
+    if (plan.listTemplates) {
+      report.templates = (await client.listResourceTemplates()).resourceTemplates;
+    }
+    for (const uri of plan.reads ?? []) {
+      report.reads.push(await client.readResource({ uri }));
+    }
+    for (const completion of plan.completions ?? []) {
+      report.completions.push(await client.complete(completion));
     }
   } finally {
     await client.close();
