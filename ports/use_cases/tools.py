@@ -153,10 +153,7 @@ class ToolRunner:
         if setup is not None:
             raise NotConfigured(setup)
         if isinstance(planned, Request):
-            data = (await self._send(planned, cred)).data
-            if not isinstance(data, Mapping):
-                raise BadResponse("Woodpecker answered the current object in an unexpected shape.")
-            return data
+            return await self._object(planned, cred, "current object")
         return {key: (await self._send(read, cred)).data for key, read in planned.items()}
 
     async def run(
