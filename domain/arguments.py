@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from domain.tools import Is, Omitted, Param, Passed, ToolSpec, When
+from domain.tools import Is, Param, ToolSpec, When
 
 # The JSON Schema keywords of Param.constraints that the listed inputSchema carries: what a model
 # can use to fill an argument in. The others (minLength, maxLength, pattern, maxItems,
@@ -42,7 +42,6 @@ _MAX_PROBLEMS = 4
 _MAX_MESSAGE = 900
 _SHOW = 40
 
-_CONDITION = re.compile(r"^\s*(\w+)\s*(?:==\s*'([^']*)'|(is passed|is omitted))\s*$")
 _RFC3339 = re.compile(
     r"^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,9})?(Z|[+-]([0-9]{2}):([0-9]{2}))\Z"
 )
@@ -58,28 +57,10 @@ class ArgumentError(ValueError):
         self.arguments = arguments
 
 
-def parse_condition(text: str) -> When:
-    """Read one parameter condition of the shared catalogue (`required_when`, `only_when`);
-    raises ValueError for anything else (a catalogue bug)."""
-    m = _CONDITION.match(text)
-    if not m:
-        raise ValueError(f"unreadable condition: {text!r}")
-    if m.group(3):
-        return Passed(m.group(1)) if m.group(3) == "is passed" else Omitted(m.group(1))
-    return Is(m.group(1), m.group(2))
-
-
-def _conditions(param: Param) -> tuple[When | None, When | None]:
-    req = param.constraints.get("required_when")
-    only = param.constraints.get("only_when")
-    return (parse_condition(req) if req else None, parse_condition(only) if only else None)
-
-
 def _applies_when(param: Param) -> When | None:
     """The condition under which a parameter may be given at all. A parameter that is required
     under a scope is meaningless under the others, so it is refused there too rather than ignored."""
-    required_when, only_when = _conditions(param)
-    return only_when or required_when
+    return param.only_when or param.required_when
 
 
 # ------------------------------------------------------------------------------------------- schema
@@ -92,11 +73,10 @@ def _words(when: When) -> str:
 
 def _describe(param: Param) -> str:
     text = param.description.rstrip()
-    required_when, only_when = _conditions(param)
-    if required_when is not None:
-        text += f" Required iff {_words(required_when)}."
-    elif only_when is not None:
-        text += f" Only if {_words(only_when)}."
+    if param.required_when is not None:
+        text += f" Required iff {_words(param.required_when)}."
+    elif param.only_when is not None:
+        text += f" Only if {_words(param.only_when)}."
     return text.strip()
 
 
@@ -409,7 +389,7 @@ def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, A
         if param.name not in values and "default" in param.constraints and _applies_when(param) is None:
             values[param.name] = param.constraints["default"]
     for param in tool.params:
-        required_when, _ = _conditions(param)
+        required_when = param.required_when
         applies = _applies_when(param)
         if applies is None:
             continue

@@ -1,7 +1,8 @@
-"""One tool call whose arguments were checked once: what the guard, the planner and the gateway take."""
+"""One tool call whose arguments were checked once (what the guard, the planner and the gateway
+take), and what a tool call answers."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from domain.tools import ToolSpec
@@ -27,3 +28,18 @@ class ValidCall:
         if name not in self.args:
             return self
         return ValidCall(self.spec, {key: value for key, value in self.args.items() if key != name})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool call answers: structured content, its text (the forge's shaping renders it from
+    the content), and whether it is an error. The one result type from the shaping in the domain
+    to the MCP adapter."""
+
+    structured: Mapping[str, Any]
+    text: str
+    is_error: bool = False
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    # Resources that read what this result left out (the whole log, its next page): the forge's own
+    # link records (Woodpecker's are domain.woodpecker.resources.Link); the guard never reads them.
+    links: tuple[Any, ...] = ()

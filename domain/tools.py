@@ -18,49 +18,6 @@ class Annotations:
     open_world: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One tool argument.
-
-    `type` is "enum" when `choices` is set. `sensitive` marks a value that may be a secret
-    (a secret's content, a password, a confirmation token): it is never echoed back. `constraints` holds JSON-Schema-like keys
-    (minimum, maximum, minLength, maxLength, pattern, format, default, items, minItems,
-    maxItems, uniqueItems, additionalProperties, propertyNames, maxProperties) plus two
-    of our own: `required_when` and `only_when`, conditions on another argument written
-    as `"<name> == '<value>'"`, `"<name> is passed"` or `"<name> is omitted"`.
-    """
-
-    name: str
-    type: ParamType
-    required: bool
-    description: str
-    choices: tuple[str, ...] = ()
-    constraints: Mapping[str, Any] = field(default_factory=dict)
-    sensitive: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class GuardRule:
-    """When a tool asks a person, and what an approval is bound to.
-
-    `when` is "always" or the name of a condition the forge's rule set defines.
-    `targets` are argument names in the order the tool names them (never sorted).
-    `body_bound`: the canonical request body is part of the fingerprint too.
-    `needs_current_state`: deciding may need the stored object (read only when a
-    comparing field is present).
-    """
-
-    when: str
-    condition: str
-    targets: tuple[str, ...]
-    body_bound: bool
-    needs_current_state: bool
-
-    @property
-    def always(self) -> bool:
-        return self.when == "always"
-
-
 # ------------------------------------------------------------------- conditions on the arguments
 
 
@@ -112,6 +69,52 @@ class Omitted:
 
 
 When = Is | Passed | Omitted
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One tool argument.
+
+    `type` is "enum" when `choices` is set. `sensitive` marks a value that may be a secret
+    (a secret's content, a password, a confirmation token): it is never echoed back. `constraints` holds JSON-Schema-like keys
+    (minimum, maximum, minLength, maxLength, pattern, format, default, items, minItems,
+    maxItems, uniqueItems, additionalProperties, propertyNames, maxProperties).
+    `required_when`: the argument is required exactly when this condition on another argument
+    holds (and refused when it does not); `only_when`: accepted only when it holds. `str()` of a
+    condition is the shared catalogue's own wording (`scope == 'repository'`).
+    """
+
+    name: str
+    type: ParamType
+    required: bool
+    description: str
+    choices: tuple[str, ...] = ()
+    constraints: Mapping[str, Any] = field(default_factory=dict)
+    sensitive: bool = False
+    required_when: When | None = None
+    only_when: When | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GuardRule:
+    """When a tool asks a person, and what an approval is bound to.
+
+    `when` is "always" or the name of a condition the forge's rule set defines.
+    `targets` are argument names in the order the tool names them (never sorted).
+    `body_bound`: the canonical request body is part of the fingerprint too.
+    `needs_current_state`: deciding may need the stored object (read only when a
+    comparing field is present).
+    """
+
+    when: str
+    condition: str
+    targets: tuple[str, ...]
+    body_bound: bool
+    needs_current_state: bool
+
+    @property
+    def always(self) -> bool:
+        return self.when == "always"
 
 
 # ------------------------------------------------------------- where a request's values come from

@@ -27,7 +27,7 @@ from adapters.http_health import HealthEndpoints, Probe
 from adapters.oauth_resource import IssuerKeys, JwtTokenVerifier, OAuthResourceGate, resource_metadata
 from adapters.token_link_page import CheckToken, TokenLinkPage, TokenLinks
 from entrypoints.settings import HttpSettings, is_loopback_host
-from ports.woodpecker import ApiCall, Credential, NotConfigured, Unauthorized, WoodpeckerGateway
+from ports.woodpecker import Credential, NotConfigured, Request, Unauthorized, WoodpeckerGateway
 
 _ALL_INTERFACES = ("0.0.0.0", "::", "[::]", "")
 
@@ -61,7 +61,7 @@ def woodpecker_probe(gateway: WoodpeckerGateway) -> Probe:
     """Readiness: does Woodpecker answer its root `/healthz` (204)?"""
 
     async def probe() -> bool:
-        await gateway.send(ApiCall("GET", "/healthz"), None)
+        await gateway.send(Request("GET", "/healthz"), None)
         return True
 
     return probe
@@ -78,7 +78,7 @@ def woodpecker_verifier(gateway: WoodpeckerGateway) -> Verifier:
 
     async def verify(credential: Credential) -> bool:
         try:
-            await gateway.send(ApiCall("GET", "/api/user"), credential)
+            await gateway.send(Request("GET", "/api/user"), credential)
         except Unauthorized:
             return False
         except NotConfigured:
@@ -93,7 +93,7 @@ def woodpecker_login(gateway: WoodpeckerGateway) -> CheckToken:
 
     async def login(credential: Credential) -> str | None:
         try:
-            response = await gateway.send(ApiCall("GET", "/api/user"), credential)
+            response = await gateway.send(Request("GET", "/api/user"), credential)
         except Unauthorized:
             return None
         data = response.data if isinstance(response.data, dict) else {}

@@ -7,27 +7,15 @@ sealed 2026-07-28 answer, the two-call token, the re-check right before the writ
 """
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from domain.calls import ToolResult as ToolResult
 from domain.calls import ValidCall
 from domain.guard.policy import Decision, WideningRule
 from domain.tools import Catalogue, ToolSpec
 from ports.credential import Credential
 from ports.progress import Progress
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """What a tool call answers: structured content, a short text, and whether it is an error."""
-
-    structured: Mapping[str, Any]
-    text: str
-    is_error: bool = False
-    meta: Mapping[str, Any] = field(default_factory=dict)
-    # Resources that read what this result left out (the whole log, its next page): the forge's own
-    # link records (Woodpecker's are domain.woodpecker.resources.Link); the guard never reads them.
-    links: tuple[Any, ...] = ()
 
 
 class InvalidArguments(ValueError):

@@ -11,25 +11,10 @@ from typing import Any, Literal, Protocol
 
 from domain.logs import LogLine as LogLine
 from domain.logs import LogMatch as LogMatch
+from domain.woodpecker.requests import Method as Method
+from domain.woodpecker.requests import Request as Request
 from ports.credential import Credential as Credential
 from ports.forge import ForgeError
-
-Method = Literal["GET", "POST", "PATCH", "DELETE"]
-
-
-@dataclass(frozen=True, slots=True)
-class ApiCall:
-    """One request. `path` is complete (ids filled in, segments escaped) and starts with
-    "/api/" or, for the root routes, "/version" or "/healthz"."""
-
-    method: Method
-    path: str
-    query: Mapping[str, str] = field(default_factory=dict)
-    body: Any = None
-
-    @property
-    def idempotent_read(self) -> bool:
-        return self.method == "GET"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +64,7 @@ class InvalidPattern(ValueError):
 
 
 class WoodpeckerGateway(Protocol):
-    async def send(self, call: ApiCall, credential: Credential | None) -> ApiResponse:
+    async def send(self, call: Request, credential: Credential | None) -> ApiResponse:
         """Make one request. 2xx answers return; anything else raises a WoodpeckerError.
 
         Only GETs are retried (connection errors, 429, 502, 503, 504); writes never are.

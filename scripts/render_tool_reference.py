@@ -119,10 +119,10 @@ def _constraints(param: Param) -> str:
         words.append(f"≤ {c['maxProperties']} entries")
     if "default" in c:
         words.append(f"default `{_json_word(c['default'])}`")
-    if "required_when" in c:
-        words.append(f"required when `{c['required_when']}`")
-    if "only_when" in c:
-        words.append(f"only when `{c['only_when']}`")
+    if param.required_when is not None:
+        words.append(f"required when `{param.required_when}`")
+    if param.only_when is not None:
+        words.append(f"only when `{param.only_when}`")
     return "; ".join(words) if words else "—"
 
 

@@ -12,7 +12,6 @@ from adapters.woodpecker_httpx.log_read import BothReaders, CompiledSearch, Sear
 from adapters.woodpecker_httpx.log_stream import LogScanner, LooksLikeHtml, MalformedLog
 from adapters.woodpecker_httpx.transport import HttpxTransport, check_declared_length, is_html_type, read_json
 from ports.woodpecker import (
-    ApiCall,
     ApiResponse,
     BadResponse,
     Credential,
@@ -20,6 +19,7 @@ from ports.woodpecker import (
     LogSearchRequest,
     LogWindow,
     LogWindowRequest,
+    Request,
 )
 
 
@@ -100,7 +100,7 @@ class HttpxWoodpeckerGateway:
 
     # ------------------------------------------------------------------ the port
 
-    async def send(self, call: ApiCall, credential: Credential | None) -> ApiResponse:
+    async def send(self, call: Request, credential: Credential | None) -> ApiResponse:
         async def consume(response: httpx.Response) -> ApiResponse:
             return await read_json(response, self._max_response_bytes)
 
@@ -112,7 +112,7 @@ class HttpxWoodpeckerGateway:
             await self._read_log(response, reader)
             return reader.result()
 
-        return await self._transport.exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
+        return await self._transport.exchange(Request("GET", path), credential, consume, self._log_deadline)
 
     async def search_step_log(
         self, path: str, search: LogSearchRequest, credential: Credential | None
@@ -124,7 +124,7 @@ class HttpxWoodpeckerGateway:
             await self._read_log(response, reader, compiled.prefilter)
             return reader.result()
 
-        return await self._transport.exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
+        return await self._transport.exchange(Request("GET", path), credential, consume, self._log_deadline)
 
     async def read_step_log(
         self, path: str, window: LogWindowRequest, search: LogSearchRequest, credential: Credential | None
@@ -136,7 +136,7 @@ class HttpxWoodpeckerGateway:
             await self._read_log(response, both)
             return both.window.result(), both.search.result()
 
-        return await self._transport.exchange(ApiCall("GET", path), credential, consume, self._log_deadline)
+        return await self._transport.exchange(Request("GET", path), credential, consume, self._log_deadline)
 
     # ------------------------------------------------------------------ step logs
 

@@ -22,12 +22,12 @@ from adapters.woodpecker_httpx.failures import (
 )
 from ports.credential import token_shaped
 from ports.woodpecker import (
-    ApiCall,
     ApiResponse,
     BadResponse,
     Credential,
     NotConfigured,
     RedirectRefused,
+    Request,
     RequestNotAsPlanned,
     Unauthorized,
     Unavailable,
@@ -141,7 +141,7 @@ class HttpxTransport:
 
     async def exchange(
         self,
-        call: ApiCall,
+        call: Request,
         credential: Credential | None,
         consume: Callable[[httpx.Response], Awaitable[T]],
         deadline: float,
@@ -185,7 +185,7 @@ class HttpxTransport:
         self,
         client: httpx.AsyncClient,
         request: httpx.Request,
-        call: ApiCall,
+        call: Request,
         secret: Credential | None,
         consume: Callable[[httpx.Response], Awaitable[T]],
         deadline: float,
@@ -229,19 +229,19 @@ class HttpxTransport:
             or any(c in "?#\\" or c <= " " or c == "\x7f" for c in path)
             or not (path.startswith("/api/") or path in _ROOT_PATHS)
         ):
-            raise ValueError("an ApiCall path starts with /api/ or is /version or /healthz")
+            raise ValueError("a Request path starts with /api/ or is /version or /healthz")
         root = self._root
         url = root.copy_with(raw_path=root.raw_path.rstrip(b"/") + path.encode("ascii", "strict"))
         # The Authorization header must only ever travel to the configured origin.
         if (url.scheme, url.host, url.port) != (root.scheme, root.host, root.port):
-            raise ValueError("an ApiCall path may not name another host")
+            raise ValueError("a Request path may not name another host")
         if self._client is None:
             if self._closed:
                 raise RuntimeError("this Woodpecker gateway is closed")
             self._client = self._new_client()
         return self._client, url
 
-    def _check_outgoing(self, request: httpx.Request, call: ApiCall, with_token: bool) -> None:
+    def _check_outgoing(self, request: httpx.Request, call: Request, with_token: bool) -> None:
         """The request as the HTTP library will send it must be the planned one, byte for byte:
         same origin, the root's path plus the call's path, the call's query, no fragment, no dot or
         empty segment; and a token only under the root's /api/. One place for every tool.
@@ -283,7 +283,7 @@ class HttpxTransport:
         return step * (0.5 + self._jitter() / 2)
 
     async def _raise_for_status(
-        self, response: httpx.Response, call: ApiCall, secret: Credential | None
+        self, response: httpx.Response, call: Request, secret: Credential | None
     ) -> NoReturn:
         status = response.status_code
         try:

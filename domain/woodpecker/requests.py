@@ -16,7 +16,9 @@ Method = Literal["GET", "POST", "PATCH", "DELETE"]
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """One planned request. `path` is complete: ids filled in, each segment escaped."""
+    """One planned request, as the planner makes it and the gateway sends it (the one type for
+    both). `path` is complete (ids filled in, each segment escaped) and starts with "/api/" or,
+    for the root routes, is "/version" or "/healthz"."""
 
     method: Method
     path: str
@@ -27,6 +29,11 @@ class Request:
     def root(self) -> bool:
         """Served at the server root (/version, /healthz), sent without a credential."""
         return not self.path.startswith("/api/")
+
+    @property
+    def idempotent_read(self) -> bool:
+        """A GET: the gateway may retry it; writes are never retried."""
+        return self.method == "GET"
 
 
 _PATH_PARAM = re.compile(r"\{(\w+)\}")

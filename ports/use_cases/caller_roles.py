@@ -12,7 +12,7 @@ Woodpecker would refuse anyway is the only thing it hides.
 from collections import OrderedDict
 
 from ports.clock import Clock
-from ports.woodpecker import ApiCall, Credential, WoodpeckerError, WoodpeckerGateway
+from ports.woodpecker import Credential, Request, WoodpeckerError, WoodpeckerGateway
 
 ROLE_TTL_SECONDS = 60.0
 ROLE_CACHE_SIZE = 4096
@@ -43,7 +43,7 @@ class CallerRoles:
             self._known.move_to_end(principal)
             return known[0]
         try:
-            response = await self._gateway.send(ApiCall("GET", "/api/user"), credential)
+            response = await self._gateway.send(Request("GET", "/api/user"), credential)
         except WoodpeckerError:
             self._known.pop(principal, None)
             return False

@@ -1,6 +1,7 @@
 """Running one tool against Woodpecker (validate, plan, send, shape): failures become error results with a next step, and no credential ever reaches a result."""
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
 from domain.arguments import ArgumentError, show
@@ -19,14 +20,12 @@ from domain.woodpecker.plans import (
     WaitForPipeline,
 )
 from domain.woodpecker.requests import Request
-from domain.woodpecker.results import Shaped
 from domain.woodpecker.tool import woodpecker
 from ports.clock import Clock
 from ports.forge import InvalidArguments as InvalidArguments
 from ports.forge import ToolResult as ToolResult
 from ports.progress import Progress
 from ports.woodpecker import (
-    ApiCall,
     ApiResponse,
     BadResponse,
     Conflict,
@@ -189,25 +188,21 @@ class ToolRunner:
         try:
             shaped = await self._execute(spec, args, cred, progress)
         except WoodpeckerError as e:
-            shaped = results.failure(
+            return results.failure(
                 spec, args, kind=_kind(e), message=str(e), status=e.status, detail=e.detail
             )
-            return ToolResult(shaped.structured, shaped.text, is_error=True)
         except InvalidPattern as e:
-            shaped = results.failure(spec, args, kind="invalid_arguments", message=str(e))
-            return ToolResult(shaped.structured, shaped.text, is_error=True)
+            return results.failure(spec, args, kind="invalid_arguments", message=str(e))
         except references.NotAReference as e:
             kind = "foreign_link" if isinstance(e, references.ForeignLink) else "not_a_reference"
-            shaped = results.failure(spec, args, kind=kind, message=str(e))
-            return ToolResult(shaped.structured, shaped.text, is_error=True)
+            return results.failure(spec, args, kind=kind, message=str(e))
         except ValueError as e:  # ShapeError, or a stored record that is not an object
-            shaped = results.failure(
+            return results.failure(
                 spec, args, kind="bad_response", message=f"Woodpecker's answer could not be read: {e}."
             )
-            return ToolResult(shaped.structured, shaped.text, is_error=True)
         links = resources.links_for(woodpecker(spec).answer, args, shaped.structured)
         served = {t.tool for t in resources.TEMPLATES if t.tool in self.catalogue}
-        return ToolResult(shaped.structured, shaped.text, links=tuple(x for x in links if x.tool in served))
+        return replace(shaped, links=tuple(x for x in links if x.tool in served))
 
     def _setup_for_tool(self, spec: ToolSpec, credential: Credential | None) -> ToolResult | None:
         # The server's version and health need no credential: that call works before any setup.
@@ -232,12 +227,11 @@ class ToolRunner:
         return credential if credential is not None else self.default_credential
 
     async def _send(self, planned: Request, credential: Credential | None) -> ApiResponse:
-        call = ApiCall(planned.method, planned.path, dict(planned.query), planned.body)
-        return await self.gateway.send(call, None if planned.root else credential)
+        return await self.gateway.send(planned, None if planned.root else credential)
 
     async def _execute(
         self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None, progress: Progress | None = None
-    ) -> Shaped:
+    ) -> ToolResult:
         """Run the tool's declared plan; a tool without one sends its main request."""
         match woodpecker(spec).plan:
             case Calls() as calls:
@@ -297,7 +291,7 @@ class ToolRunner:
                 break
         raise NotFound(step.not_found(args), status=404)
 
-    def _shape(self, spec: ToolSpec, args: Mapping[str, Any], response: ApiResponse) -> Shaped:
+    def _shape(self, spec: ToolSpec, args: Mapping[str, Any], response: ApiResponse) -> ToolResult:
         return results.shape(
             spec,
             args,
@@ -308,7 +302,7 @@ class ToolRunner:
             text=self.text,
         )
 
-    async def _server_info(self, spec: ToolSpec, cred: Credential | None) -> Shaped:
+    async def _server_info(self, spec: ToolSpec, cred: Credential | None) -> ToolResult:
         version = await self._send(Request("GET", "/version"), None)
         healthy, note = True, None
         try:
@@ -332,7 +326,7 @@ class ToolRunner:
             )
         return step
 
-    async def _step_logs(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+    async def _step_logs(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> ToolResult:
         step = await self._step(args, cred)
         first, last = args.get("from_line"), args.get("to_line")
         # A range reads forward from from_line; to_line alone reads back from it.
@@ -348,7 +342,7 @@ class ToolRunner:
 
     async def _search_step_logs(
         self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None
-    ) -> Shaped:
+    ) -> ToolResult:
         step = await self._step(args, cred)
         search = LogSearchRequest(args["pattern"], args["ignore_case"], args["context"], args["max_matches"])
         found = await self.gateway.search_step_log(requests.step_log_path(args), search, cred)
@@ -363,7 +357,9 @@ class ToolRunner:
             text=self.text,
         )
 
-    async def _failure_summary(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+    async def _failure_summary(
+        self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None
+    ) -> ToolResult:
         pipeline = await self._pipeline(args, cred)
         window = LogWindowRequest(results.TAIL_LINES)
         search = LogSearchRequest(results.ERROR_PATTERN, max_matches=results.ERROR_LINES)
@@ -396,7 +392,7 @@ class ToolRunner:
             raise BadResponse(f"Woodpecker answered the {what} in an unexpected shape.")
         return data
 
-    async def _resolve(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> Shaped:
+    async def _resolve(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> ToolResult:
         ref = references.parse_reference(args["reference"], self.web_root)
         step_name = args.get("step")
         if ref.number is None and step_name is not None:
@@ -446,7 +442,7 @@ class ToolRunner:
 
     async def _wait_for_pipeline(
         self, args: dict[str, Any], cred: Credential | None, progress: Progress | None
-    ) -> Shaped:
+    ) -> ToolResult:
         """Look at the pipeline until it finishes or the window passes, pausing on the clock (ADR 0027)."""
         clock = self.clock
         if clock is None:

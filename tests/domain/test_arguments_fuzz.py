@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.arguments import ArgumentError, input_schema, parse_condition, validate, validation_schema
-from domain.tools import Param, ToolSpec
+from domain.arguments import ArgumentError, input_schema, validate, validation_schema
+from domain.tools import Param, ToolSpec, When
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 
 TOOLS = list(WOODPECKER_TOOLS)
@@ -74,8 +74,8 @@ def value_of(param: Param) -> st.SearchStrategy[Any]:
     )
 
 
-def _condition(param: Param) -> str | None:
-    return param.constraints.get("only_when") or param.constraints.get("required_when")
+def _condition(param: Param) -> When | None:
+    return param.only_when or param.required_when
 
 
 @st.composite
@@ -89,10 +89,10 @@ def valid_arguments(draw: st.DrawFn, tool: ToolSpec) -> dict[str, Any]:
         if _condition(p) is None and p.name not in seen and "default" in p.constraints:
             seen[p.name] = p.constraints["default"]
     for p in tool.params:
-        text = _condition(p)
-        if text is None or not parse_condition(text).holds(seen):
+        when = _condition(p)
+        if when is None or not when.holds(seen):
             continue
-        if "required_when" in p.constraints or draw(st.booleans()):
+        if p.required_when is not None or draw(st.booleans()):
             args[p.name] = draw(value_of(p))
     return args
 

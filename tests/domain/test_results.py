@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.arguments import validate
+from domain.calls import ToolResult
+from domain.tools import Is
 from domain.woodpecker import results
 from domain.woodpecker.answers import Done, Listed, Value
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
@@ -19,7 +21,6 @@ from domain.woodpecker.results import (
     UNTRUSTED_WARNING,
     LogLine,
     LogMatch,
-    Shaped,
     StepFailure,
     fit_prefix,
     output_schema,
@@ -53,7 +54,7 @@ def _args(tool: Any) -> dict[str, Any]:
     """The smallest valid arguments: required ones at their lowest value."""
     args: dict[str, Any] = {}
     for p in tool.params:
-        needed = p.required or p.constraints.get("required_when") == "scope == 'repository'"
+        needed = p.required or p.required_when == Is("scope", "repository")
         if not needed:
             continue
         if p.choices:
@@ -88,7 +89,7 @@ def _sample(tool: Any) -> Any:
     return {"id": 1, "number": 3, "status": "success", "login": "a", "type": "gitea"}
 
 
-def _valid(tool: Any, shaped: Shaped) -> None:
+def _valid(tool: Any, shaped: ToolResult) -> None:
     jsonschema.Draft202012Validator(output_schema(tool)).validate(shaped.structured)
     json.dumps(shaped.structured)
 

@@ -14,7 +14,7 @@ from adapters.memory_token_store import InMemoryTokenStore
 from domain.woodpecker.results import SETUP
 from entrypoints.container import Container, build_container, build_http_app, opened, resolved
 from entrypoints.settings import read_http_settings, read_settings
-from ports.woodpecker import ApiCall, Credential
+from ports.woodpecker import Credential, Request
 from tests.fakes.audit import RecordingAudit
 from tests.fakes.clock import FakeClock
 from tests.fakes.randomness import FakeRandomness
@@ -231,5 +231,5 @@ async def test_the_ca_file_setting_reaches_the_woodpecker_client(tmp_path: Path)
         async with opened(container):
             gateway = await resolved(container.gateway())
             with anyio.fail_after(15):
-                answer = await gateway.send(ApiCall("GET", "/api/user"), None)
+                answer = await gateway.send(Request("GET", "/api/user"), None)
     assert answer.data == {"login": "ada"}

@@ -54,12 +54,12 @@ def valid_arguments(tool: ToolSpec) -> dict[str, Any]:
         return dict(WIDENING[tool.name])
     args: dict[str, Any] = {}
     for p in tool.params:
-        when = p.constraints.get("required_when")
-        if p.required or (when is not None and when == f"scope == '{args.get('scope')}'"):
+        when = p.required_when
+        if p.required or (when is not None and when.holds(args)):
             args[p.name] = _value(p)
     optional = [p for p in tool.params if p.name not in args and not p.required]
     for p in [None, *optional]:
-        if p is not None and not {"required_when", "only_when"} & set(p.constraints):
+        if p is not None and p.required_when is None and p.only_when is None:
             args[p.name] = _value(p)
         try:
             _VALIDATOR.validate(tool.name, args)

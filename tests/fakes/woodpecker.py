@@ -3,20 +3,20 @@
 from collections.abc import Mapping
 from typing import Any
 
-from ports.woodpecker import ApiCall, ApiResponse, Credential, LogWindow, LogWindowRequest, NotFound
+from ports.woodpecker import ApiResponse, Credential, LogWindow, LogWindowRequest, NotFound, Request
 
 
 class FakeWoodpecker:
     def __init__(self, objects: Mapping[str, Any] | None = None) -> None:
         self.objects: dict[str, Any] = dict(objects or {})
-        self.calls: list[ApiCall] = []
+        self.calls: list[Request] = []
         self.credentials: list[Credential | None] = []
 
     @property
-    def writes(self) -> list[ApiCall]:
+    def writes(self) -> list[Request]:
         return [c for c in self.calls if c.method != "GET"]
 
-    async def send(self, call: ApiCall, credential: Credential | None) -> ApiResponse:
+    async def send(self, call: Request, credential: Credential | None) -> ApiResponse:
         self.calls.append(call)
         self.credentials.append(credential)
         if call.method == "GET":

@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from ports.woodpecker import ApiCall, Credential, LogWindowRequest, ServesWebUi
+from ports.woodpecker import Credential, LogWindowRequest, Request, ServesWebUi
 from sandbox.biglogs import BigLog
 from sandbox.server import Sandbox
 from tests.contract_data import SWAGGER_3_17
@@ -236,7 +236,7 @@ async def test_the_gateway_completes_each_catalogue_request_against_the_sandbox(
 ) -> None:
     case = CASES[(method, path)]
     gateway = make_gateway(sandbox.url, token=Credential(sandbox.admin_token))
-    call = ApiCall(method, fill(path, case.ids), case.query, case.body)
+    call = Request(method, fill(path, case.ids), case.query, case.body)
     with anyio.fail_after(10):
         response = await gateway.send(call, None)
     assert response.status == PAIRS[(method, path)]
@@ -252,8 +252,8 @@ async def test_get_server_info_works_without_any_token(
 ) -> None:
     gateway = make_gateway(sandbox.url, token=None)
     with anyio.fail_after(10):
-        version = await gateway.send(ApiCall("GET", "/version"), None)
-        health = await gateway.send(ApiCall("GET", "/healthz"), None)
+        version = await gateway.send(Request("GET", "/version"), None)
+        health = await gateway.send(Request("GET", "/healthz"), None)
     assert version.data["version"] == sandbox.version
     assert (health.status, health.data) == (204, None)
 
@@ -266,7 +266,7 @@ async def test_api_version_is_the_web_ui_of_a_real_server_and_is_named_so(
     # A WOODPECKER_URL ending in /api: the root routes land on the web UI's index.html.
     gateway = make_gateway(sandbox.url + "/api", token=None)
     with anyio.fail_after(10), pytest.raises(ServesWebUi):
-        await gateway.send(ApiCall("GET", "/version"), None)
+        await gateway.send(Request("GET", "/version"), None)
 
 
 # ---------------------------------------------------------------------- logs from the sandbox
@@ -281,7 +281,7 @@ async def test_step_log_windows_the_sandbox_log_of_a_failed_step(
     gateway = make_gateway(sandbox.url, token=Credential(sandbox.admin_token))
     path = fill(REPO + "/logs/{number}/{step_id}", {})
     with anyio.fail_after(10):
-        whole = await gateway.send(ApiCall("GET", path), None)
+        whole = await gateway.send(Request("GET", path), None)
         window = await gateway.step_log(path, LogWindowRequest(3, end), None)
     expected = sorted((e["line"], base64.b64decode(e["data"]).decode()) for e in whole.data)
     expected = expected[:3] if end == "head" else expected[-3:]

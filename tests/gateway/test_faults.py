@@ -9,7 +9,6 @@ import pytest
 
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from ports.woodpecker import (
-    ApiCall,
     BadResponse,
     Conflict,
     Credential,
@@ -19,6 +18,7 @@ from ports.woodpecker import (
     NotFound,
     RedirectRefused,
     Rejected,
+    Request,
     ResponseTooLarge,
     ServerError,
     ServesWebUi,
@@ -43,8 +43,8 @@ from tests.fixtures.gateway import (
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-GET = ApiCall("GET", "/api/user")
-POST = ApiCall("POST", "/api/repos/1/pipelines", body={"branch": "main"})
+GET = Request("GET", "/api/user")
+POST = Request("POST", "/api/repos/1/pipelines", body={"branch": "main"})
 HTML = b"<!DOCTYPE html><html><head><title>Woodpecker</title></head><body>app</body></html>"
 
 
@@ -108,7 +108,7 @@ async def test_a_read_that_fails_once_with_503_succeeds_on_the_retry(
     gateway = make_gateway(scripted_server.url, backoff_base=0.5)
     scripted_server.then(raw_response(503), json_response(200, [1, 2]))
     with anyio.fail_after(5):
-        response = await gateway.send(ApiCall("GET", "/api/repos/1/pipelines"), None)
+        response = await gateway.send(Request("GET", "/api/repos/1/pipelines"), None)
     assert response.data == [1, 2]
     assert len(scripted_server.requests) == 2
     assert sleeps.waits == [0.5 * (0.5 + 0.5 / 2)]  # base x 2^0, jittered by the injected 0.5
@@ -359,7 +359,7 @@ async def test_client_errors_become_named_errors_with_a_hint(
     gateway = make_gateway(scripted_server.url)
     scripted_server.then(raw_response(status, b"User not authorized", content_type="text/plain"))
     with anyio.fail_after(5), pytest.raises(error) as caught:
-        await gateway.send(ApiCall("GET", "/api/repos/7"), None)
+        await gateway.send(Request("GET", "/api/repos/7"), None)
     assert_clean(caught.value)
     assert hint in str(caught.value)
     assert caught.value.status == status
@@ -407,7 +407,7 @@ async def test_the_call_credential_wins_and_without_any_no_authorization_is_sent
     with anyio.fail_after(5):
         await with_default.send(GET, Credential("per-client-token"))
         await with_default.send(GET, None)
-        await anonymous.send(ApiCall("GET", "/version"), None)
+        await anonymous.send(Request("GET", "/version"), None)
     sent = [r.headers.get("authorization") for r in scripted_server.requests]
     assert sent == ["Bearer per-client-token", f"Bearer {CANARY}", None]
     assert [r.path for r in scripted_server.requests] == ["/api/user", "/api/user", "/version"]
@@ -418,8 +418,8 @@ async def test_the_root_routes_never_receive_a_token(
 ) -> None:
     gateway = make_gateway(scripted_server.url)  # holds the canary as its default token
     with anyio.fail_after(5):
-        await gateway.send(ApiCall("GET", "/version"), None)
-        await gateway.send(ApiCall("GET", "/healthz"), Credential("per-client-token"))
+        await gateway.send(Request("GET", "/version"), None)
+        await gateway.send(Request("GET", "/healthz"), Credential("per-client-token"))
         await gateway.send(GET, None)
     sent = [(r.path, r.headers.get("authorization")) for r in scripted_server.requests]
     assert sent == [("/version", None), ("/healthz", None), ("/api/user", f"Bearer {CANARY}")]
@@ -430,8 +430,8 @@ async def test_root_routes_and_api_routes_keep_a_path_prefix_of_the_server_root(
 ) -> None:
     gateway = make_gateway(scripted_server.url + "/woodpecker/")
     with anyio.fail_after(5):
-        await gateway.send(ApiCall("GET", "/healthz"), None)
-        await gateway.send(ApiCall("GET", "/api/repos", query={"page": "2", "perPage": "50"}), None)
+        await gateway.send(Request("GET", "/healthz"), None)
+        await gateway.send(Request("GET", "/api/repos", query={"page": "2", "perPage": "50"}), None)
     assert [r.target for r in scripted_server.requests] == [
         "/woodpecker/healthz",
         "/woodpecker/api/repos?page=2&perPage=50",
@@ -464,7 +464,7 @@ async def test_a_204_reads_as_no_data_and_headers_are_case_insensitive(
 async def test_without_a_url_every_call_says_how_to_set_up(make_gateway: GatewayFactory) -> None:
     gateway = make_gateway(None)
     with pytest.raises(NotConfigured) as caught:
-        await gateway.send(ApiCall("GET", "/version"), None)
+        await gateway.send(Request("GET", "/version"), None)
     assert "WOODPECKER_URL" in str(caught.value) and "WOODPECKER_TOKEN" in str(caught.value)
 
 
@@ -476,7 +476,7 @@ async def test_a_path_that_could_leave_the_configured_server_is_refused_before_s
 ) -> None:
     gateway = make_gateway(scripted_server.url)
     with pytest.raises(ValueError):
-        await gateway.send(ApiCall("GET", path), None)
+        await gateway.send(Request("GET", path), None)
     assert scripted_server.requests == []
 
 

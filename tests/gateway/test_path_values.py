@@ -16,7 +16,7 @@ from domain.tools import Catalogue, Param, ToolSpec
 from domain.woodpecker import requests
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.use_cases.tools import ToolResult, ToolRunner
-from ports.woodpecker import ApiCall, Credential, RequestNotAsPlanned
+from ports.woodpecker import Credential, Request, RequestNotAsPlanned
 from sandbox.server import Sandbox
 from tests.domain.test_arguments_fuzz import valid_arguments
 from tests.fixtures.gateway import CANARY, GatewayFactory, ScriptedServer
@@ -203,7 +203,7 @@ async def test_the_gateway_sends_nothing_when_the_request_would_not_be_the_plann
     # and the token never leaves for a route outside the configured root's /api/.
     gateway = make_gateway(scripted_server.url + prefix)
     with pytest.raises(RequestNotAsPlanned) as refused:
-        await gateway.send(ApiCall("DELETE", path), None)
+        await gateway.send(Request("DELETE", path), None)
     assert "Nothing was sent" in str(refused.value) and CANARY not in str(refused.value)
     assert scripted_server.requests == []
 
@@ -216,9 +216,9 @@ async def test_the_planned_request_goes_out_byte_for_byte_with_its_query(
     gateway = make_gateway(scripted_server.url + prefix)
     path = "/api/repos/1/secrets/a%3Fb%23c%3B%5C%252e%252e"
     await gateway.send(
-        ApiCall("GET", path, {"branch": "feat/x?y#z&w=1", "before": "2026-08-01T00:00:00+02:00"}), None
+        Request("GET", path, {"branch": "feat/x?y#z&w=1", "before": "2026-08-01T00:00:00+02:00"}), None
     )
-    await gateway.send(ApiCall("GET", "/version"), None)
+    await gateway.send(Request("GET", "/version"), None)
     first, second = scripted_server.requests
     assert first.path == prefix + path
     assert (

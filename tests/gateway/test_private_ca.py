@@ -7,7 +7,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from ports.woodpecker import ApiCall, Unavailable
+from ports.woodpecker import Request, Unavailable
 from tests.fixtures.gateway import (
     GatewayFactory,
     PrivateCa,
@@ -19,7 +19,7 @@ from tests.fixtures.gateway import (
 
 pytestmark = pytest.mark.anyio
 
-GET = ApiCall("GET", "/api/user")
+GET = Request("GET", "/api/user")
 
 
 @pytest.fixture

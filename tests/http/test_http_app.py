@@ -15,12 +15,12 @@ from entrypoints.http_app import (
 )
 from entrypoints.settings import read_http_settings
 from ports.woodpecker import (
-    ApiCall,
     ApiResponse,
     Credential,
     LogWindow,
     LogWindowRequest,
     NotConfigured,
+    Request,
     Unauthorized,
     Unavailable,
 )
@@ -36,9 +36,9 @@ class FakeGateway:
 
     def __init__(self, outcome: ApiResponse | Exception) -> None:
         self.outcome = outcome
-        self.sent: list[tuple[ApiCall, Credential | None]] = []
+        self.sent: list[tuple[Request, Credential | None]] = []
 
-    async def send(self, call: ApiCall, credential: Credential | None) -> ApiResponse:
+    async def send(self, call: Request, credential: Credential | None) -> ApiResponse:
         self.sent.append((call, credential))
         if isinstance(self.outcome, Exception):
             raise self.outcome
@@ -89,7 +89,7 @@ def test_the_principal_key_follows_the_first_seal_key_and_is_random_without_one(
 async def test_the_verifier_asks_woodpecker_who_the_token_belongs_to() -> None:
     ok = FakeGateway(ApiResponse(200, {"login": "bob"}))
     assert await woodpecker_verifier(ok)(Credential("bob-token")) is True
-    assert ok.sent == [(ApiCall("GET", "/api/user"), Credential("bob-token"))]
+    assert ok.sent == [(Request("GET", "/api/user"), Credential("bob-token"))]
     assert await woodpecker_verifier(FakeGateway(Unauthorized("no")))(Credential("x")) is False
     # Not configured: nothing to check against, nothing to reach; the tools explain the setup.
     assert await woodpecker_verifier(FakeGateway(NotConfigured("no")))(Credential("x")) is True
@@ -100,6 +100,6 @@ async def test_the_verifier_asks_woodpecker_who_the_token_belongs_to() -> None:
 async def test_the_readiness_probe_asks_woodpeckers_root_healthz_without_a_credential() -> None:
     up = FakeGateway(ApiResponse(204, None))
     assert await woodpecker_probe(up)() is True
-    assert up.sent == [(ApiCall("GET", "/healthz"), None)]
+    assert up.sent == [(Request("GET", "/healthz"), None)]
     with pytest.raises(Unavailable):
         await woodpecker_probe(FakeGateway(Unavailable("down")))()

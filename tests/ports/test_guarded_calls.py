@@ -10,7 +10,7 @@ import pytest
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from ports.asker import Answer
 from ports.use_cases.guarded import CallContext, Complete, NeedInput
-from ports.woodpecker import ApiCall, ApiResponse, Credential, LogWindow, LogWindowRequest
+from ports.woodpecker import ApiResponse, Credential, LogWindow, LogWindowRequest, Request
 from sandbox.server import Sandbox
 from tests.fakes.asker import Says
 from tests.fixtures.mcp import Harness, build_harness_on, gateway_to
@@ -30,7 +30,7 @@ class ChangesAfterRead:
     def arm(self, path: str, change: Callable[[], None], after: int = 1) -> None:
         self.armed = (path, after, change)
 
-    async def send(self, call: ApiCall, credential: Credential | None) -> ApiResponse:
+    async def send(self, call: Request, credential: Credential | None) -> ApiResponse:
         response = await self.inner.send(call, credential)
         if self.armed is not None and call.method == "GET" and call.path == self.armed[0]:
             path, left, change = self.armed

@@ -13,7 +13,7 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import output_schema
 from domain.woodpecker.waiting import FINISHED_STATES, MAX_POLL, MAX_WINDOW, next_pause, poll_delay
 from ports.use_cases.tools import ToolRunner
-from ports.woodpecker import ApiCall, ApiResponse, Credential
+from ports.woodpecker import ApiResponse, Credential, Request
 from tests.fakes.clock import FakeClock
 from tests.fakes.woodpecker import FakeWoodpecker
 
@@ -32,7 +32,7 @@ class TimedWoodpecker(FakeWoodpecker):
         self.clock, self.durations, self.finish_at, self.final = clock, list(durations), finish_at, final
         self.starts: list[float] = []
 
-    async def send(self, call: ApiCall, credential: Credential | None) -> ApiResponse:
+    async def send(self, call: Request, credential: Credential | None) -> ApiResponse:
         assert (call.method, call.path) == ("GET", PATH)
         look = len(self.starts)
         self.starts.append(self.clock.now())

@@ -4,7 +4,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from domain.tools import Annotations, Arg, BodyField, Endpoint, GuardRule, Is, Param, Source
+from domain.tools import Annotations, Arg, BodyField, Endpoint, GuardRule, Is, Param, Source, When
 from domain.woodpecker.answers import Answer
 from domain.woodpecker.asking import Builder
 from domain.woodpecker.plans import Plan
@@ -43,10 +43,17 @@ EVENTS = (
 BRANCH_RULES: Mapping[str, Any] = {"minLength": 1, "maxLength": 250, "pattern": r"^[^\s\\~^:?*\[\]]+$"}
 
 
-def id_param(name: str, description: str, *, required: bool = True, **conditions: str) -> Param:
-    """A Woodpecker id; `conditions` are required_when / only_when rules."""
+def id_param(
+    name: str, description: str, *, required: bool = True, required_when: When | None = None
+) -> Param:
+    """A Woodpecker id; `required_when`: the condition under which it is required (see Param)."""
     return Param(
-        name, "integer", required, description, constraints={"minimum": 1, "maximum": MAX_ID, **conditions}
+        name,
+        "integer",
+        required,
+        description,
+        constraints={"minimum": 1, "maximum": MAX_ID},
+        required_when=required_when,
     )
 
 
@@ -55,9 +62,9 @@ def optional(param: Param) -> Param:
     return replace(param, required=False)
 
 
-def only_when(param: Param, condition: str) -> Param:
+def only_when(param: Param, condition: When) -> Param:
     """The same argument, accepted only under `condition` (see Param)."""
-    return replace(param, constraints={**param.constraints, "only_when": condition})
+    return replace(param, only_when=condition)
 
 
 CONFIRM_TOKEN = Param(
@@ -103,10 +110,12 @@ SCOPE = Param(
 )
 
 SCOPE_REPO_ID = id_param(
-    "repo_id", REPO_ID.description, required=False, required_when="scope == 'repository'"
+    "repo_id", REPO_ID.description, required=False, required_when=Is("scope", "repository")
 )
 
-SCOPE_ORG_ID = id_param("org_id", ORG_ID.description, required=False, required_when="scope == 'organization'")
+SCOPE_ORG_ID = id_param(
+    "org_id", ORG_ID.description, required=False, required_when=Is("scope", "organization")
+)
 
 AT_SCOPE = (SCOPE, SCOPE_REPO_ID, SCOPE_ORG_ID)
 

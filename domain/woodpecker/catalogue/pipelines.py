@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from domain.tools import Arg, Endpoint, GuardRule, Param, ToolSpec
+from domain.tools import Arg, Endpoint, GuardRule, Is, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, One, Waited
 from domain.woodpecker.asking import Ask, because
@@ -306,8 +306,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "minLength": 1,
                     "maxLength": 250,
                     "pattern": "^[A-Za-z0-9._/-]+$",
-                    "only_when": "event == 'deployment'",
                 },
+                only_when=Is("event", "deployment"),
             ),
             CONFIRM_TOKEN,
         ),

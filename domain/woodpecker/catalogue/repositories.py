@@ -91,17 +91,19 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "boolean",
                 False,
                 "Add never-activated forge repositories (slow).",
-                constraints={"default": False, "only_when": "scope == 'account'"},
+                constraints={"default": False},
+                only_when=Is("scope", "account"),
             ),
             Param(
                 "name",
                 "string",
                 False,
                 "Name contains this.",
-                constraints={"minLength": 1, "maxLength": 200, "only_when": "scope == 'account'"},
+                constraints={"minLength": 1, "maxLength": 200},
+                only_when=Is("scope", "account"),
             ),
-            only_when(PAGE, "scope == 'instance'"),
-            only_when(PER_PAGE, "scope == 'instance'"),
+            only_when(PAGE, Is("scope", "instance")),
+            only_when(PER_PAGE, Is("scope", "instance")),
         ),
         endpoints=(
             Endpoint(

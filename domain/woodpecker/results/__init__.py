@@ -9,7 +9,7 @@ material), `configs` (pipeline config files), `shaping` (successful calls), `log
 from domain.logs import LogLine, LogMatch
 from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_object, fit_prefix, size
 from domain.woodpecker.results.configs import CONFIG_FILE_BYTES, CONFIG_FILES, decode_configs
-from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, Shaped, ShapeError
+from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, ShapeError
 from domain.woodpecker.results.errors import SETUP, SETUP_WITHOUT_LOGIN, failed_repos, failure
 from domain.woodpecker.results.failures import (
     ERROR_LINES,
@@ -55,7 +55,6 @@ __all__ = [
     "TEXT_MODES",
     "TextMode",
     "ShapeError",
-    "Shaped",
     "UNTRUSTED_WARNING",
     "decode_configs",
     "failed_repos",

@@ -1,7 +1,6 @@
 """What every tool result is: structured content with its text, marked when Woodpecker wrote it."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 UNTRUSTED_WARNING = (
@@ -14,14 +13,6 @@ UNTRUSTED_MARKERS: Mapping[str, Any] = {"untrusted": True, "source": "woodpecker
 
 class ShapeError(ValueError):
     """Woodpecker answered a shape this tool cannot read (an object for a list, say)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Shaped:
-    """A finished result: its structured content and its rendered text (see `render`)."""
-
-    structured: dict[str, Any]
-    text: str
 
 
 def as_list(data: Any) -> list[Any]:

@@ -4,8 +4,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from domain.calls import ToolResult
 from domain.tools import ToolSpec
-from domain.woodpecker.results.envelope import Shaped
 from domain.woodpecker.results.text import short, strip_terminal
 from domain.woodpecker.tool import woodpecker
 
@@ -93,7 +93,7 @@ def failure(
     message: str,
     status: int | None = None,
     detail: str | None = None,
-) -> Shaped:
+) -> ToolResult:
     """An error result: what went wrong and what to do next. `message` must already be safe to show."""
     generic = _hint(tool, args, kind)
     specific = _specific_hint(tool, args, kind, detail)
@@ -116,7 +116,7 @@ def failure(
         text += f" Important: {specific}"
     if not replaces_generic and not _already_said(generic, message):
         text += f" {generic}"
-    return Shaped({"error": error}, text)
+    return ToolResult({"error": error}, text, is_error=True)
 
 
 def failed_repos(detail: str | None) -> list[str]:

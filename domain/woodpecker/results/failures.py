@@ -4,10 +4,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from domain.calls import ToolResult
 from domain.logs import LogLine
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import LOG_BUDGET, size
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
 from domain.woodpecker.results.logs import LINE_CAP
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import cut, log_text, short
@@ -113,7 +114,7 @@ def shape_failure_summary(
     *,
     budget: int = LOG_BUDGET,
     text: TextMode = "full",
-) -> Shaped:
+) -> ToolResult:
     """Every failed step with its exit code, error-looking lines and last lines, sharing `budget`
     (structured content and text together) fairly.
 

@@ -3,10 +3,11 @@
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.calls import ToolResult
 from domain.logs import LogLine, LogMatch
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import LOG_BUDGET, fit_prefix
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import cut, log_text, short
 
@@ -43,7 +44,7 @@ def shape_logs(
     *,
     budget: int = LOG_BUDGET,
     text: TextMode = "full",
-) -> Shaped:
+) -> ToolResult:
     """A window of a step's log, cut at a line boundary so that its structured content and text
     together stay under `budget` bytes (the lines nearest the end being read are kept), with the
     step's state and exit code."""
@@ -109,7 +110,7 @@ def shape_search(
     *,
     budget: int = LOG_BUDGET,
     text: TextMode = "full",
-) -> Shaped:
+) -> ToolResult:
     """The matches of a log search in log order, as many as fit `budget` (structured content and
     text together), each with its context lines."""
     info = _step_info(step)

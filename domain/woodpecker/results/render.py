@@ -24,8 +24,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from domain.calls import ToolResult
 from domain.woodpecker.results.budget import size
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, UNTRUSTED_WARNING, Shaped
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, UNTRUSTED_WARNING
 from domain.woodpecker.results.text import strip_terminal
 
 TextMode = Literal["full", "summary"]
@@ -70,7 +71,7 @@ def wire_size(structured: Mapping[str, Any], text: str) -> int:
     return size(structured) + size(text)
 
 
-def fit(build: Callable[[int], Summarised], budget: int, mode: TextMode = "full") -> Shaped:
+def fit(build: Callable[[int], Summarised], budget: int, mode: TextMode = "full") -> ToolResult:
     """The rendered result of `build` whose structured content and text together take at most
     `budget` bytes on the wire, keeping as much as fits.
 
@@ -108,11 +109,11 @@ def fit(build: Callable[[int], Summarised], budget: int, mode: TextMode = "full"
         if inner <= 0 or (fitting is not None and too_large - fitting[0] <= _PRECISION):
             break
     if fitting is not None:
-        return Shaped(fitting[1].structured, fitting[2])
+        return ToolResult(fitting[1].structured, fitting[2])
     if mode != "summary":
         return fit(build, budget, "summary")
     result = build(max(inner, 0))
-    return Shaped(result.structured, render(result, "summary"))
+    return ToolResult(result.structured, render(result, "summary"))
 
 
 def _data_lines(structured: Mapping[str, Any]) -> list[str]:

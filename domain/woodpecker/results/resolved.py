@@ -4,8 +4,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain.calls import ToolResult
 from domain.woodpecker.results.budget import RESULT_BUDGET
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import short
 
@@ -82,7 +83,7 @@ def _summary(out: Mapping[str, Any]) -> str:
     return f"{text}. Next: {out['next']}"
 
 
-def shape_resolved(found: Resolved, *, budget: int = RESULT_BUDGET, text: TextMode = "full") -> Shaped:
+def shape_resolved(found: Resolved, *, budget: int = RESULT_BUDGET, text: TextMode = "full") -> ToolResult:
     """The ids and names as structured content and text (a handful of fields: well under any budget)."""
     out = _fields(found)
     return fit(lambda _: Summarised(out, _summary(out)), budget, text)

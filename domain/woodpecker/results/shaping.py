@@ -4,11 +4,12 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from domain.calls import ToolResult
 from domain.tools import ToolSpec
 from domain.woodpecker.answers import Done, Listed, One, Value
 from domain.woodpecker.results.budget import RESULT_BUDGET, fit_object, fit_prefix, size
 from domain.woodpecker.results.configs import decode_configs
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped, ShapeError, as_list
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, ShapeError, as_list
 from domain.woodpecker.results.kinds import ENTRY_KIND
 from domain.woodpecker.results.redaction import redact, scrub, target
 from domain.woodpecker.results.render import Summarised, TextMode, fit, render
@@ -32,7 +33,7 @@ def shape(
     headers: Mapping[str, str] | None = None,
     budget: int = RESULT_BUDGET,
     text: TextMode = "full",
-) -> Shaped:
+) -> ToolResult:
     """The result of a successful call: Woodpecker's answer cleaned, summarised and rendered, its
     structured content and text together under `budget` bytes.
 
@@ -233,7 +234,7 @@ def shape_server_info(
     health_note: str | None,
     token_configured: bool,
     text: TextMode = "full",
-) -> Shaped:
+) -> ToolResult:
     """get_server_info: version and health, with whether calls that need a token can be made."""
     if not isinstance(version, Mapping):
         raise ShapeError("/version did not answer an object")
@@ -250,4 +251,4 @@ def shape_server_info(
     summary = fill(answer.summary if isinstance(answer, One) else "Woodpecker {version}.", server)
     if not token_configured:
         summary += " No token is configured: every other tool needs WOODPECKER_TOKEN."
-    return Shaped(out, render(Summarised(out, summary), text))
+    return ToolResult(out, render(Summarised(out, summary), text))

@@ -3,8 +3,9 @@
 from collections.abc import Mapping
 from typing import Any
 
+from domain.calls import ToolResult
 from domain.woodpecker.results.budget import RESULT_BUDGET, size
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, Shaped
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
 from domain.woodpecker.results.failures import failed_steps
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import short
@@ -22,7 +23,7 @@ def shape_wait(
     polls: int,
     budget: int = RESULT_BUDGET,
     text: TextMode = "full",
-) -> Shaped:
+) -> ToolResult:
     """The pipeline as the last look found it, whether it has finished, and how long this call waited."""
     return fit(lambda inner: _wait(args, pipeline, waited, polls, inner), budget, text)
 
