@@ -1,8 +1,9 @@
 """The Woodpecker API as the use cases see it, and the errors it can raise.
 
-Adapters translate transport failures into these exceptions; no HTTP library type
-ever crosses this boundary. Every message tells the user what to do next and never
-contains a credential.
+Adapters translate transport failures into these exceptions, built by `failed` from a fact
+(`domain.woodpecker.faults`); no HTTP library type ever crosses this boundary, and no adapter
+writes a sentence: the domain words every message, which tells the user what to do next and
+never contains a credential.
 """
 
 from collections.abc import Mapping
@@ -11,6 +12,18 @@ from typing import Any, Literal, Protocol
 
 from domain.logs import LogLine as LogLine
 from domain.logs import LogMatch as LogMatch
+from domain.woodpecker.faults import (
+    Answered,
+    Fault,
+    NoServer,
+    NotAsPlanned,
+    Redirected,
+    TokenShape,
+    TooLarge,
+    Unreachable,
+    Unreadable,
+    WebUi,
+)
 from domain.woodpecker.requests import Method as Method
 from domain.woodpecker.requests import Request as Request
 from ports.credential import Credential as Credential
@@ -60,7 +73,8 @@ class LogSearch:
 
 
 class InvalidPattern(ValueError):
-    """A search pattern the regular-expression engine refuses. `str(e)` says why and what to write."""
+    """A search pattern the regular-expression engine refuses. `str(e)` says why and what to write
+    (worded by `bad_pattern` from the engine's reason)."""
 
 
 class WoodpeckerGateway(Protocol):
@@ -95,14 +109,26 @@ class WoodpeckerGateway(Protocol):
 
 
 class WoodpeckerError(ForgeError):
-    """Base of every failure talking to Woodpecker. `str(e)` is safe to show a user."""
+    """Base of every failure talking to Woodpecker. `str(e)` is safe to show a user.
+
+    `fault` is what the gateway observed (None for a failure the use case found, whose message
+    it words itself); the error result reads it to decide which hints would repeat the message.
+    """
 
     status: int | None = None
 
-    def __init__(self, message: str, *, status: int | None = None, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        detail: str | None = None,
+        fault: Fault | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status if status is not None else type(self).status
         self.detail = detail  # Woodpecker's own (shortened, non-HTML) error text, if any
+        self.fault = fault
 
 
 class NotConfigured(WoodpeckerError):
@@ -156,3 +182,42 @@ class ResponseTooLarge(WoodpeckerError):
 
 class BadResponse(WoodpeckerError):
     """Invalid JSON, a truncated body, or a shape we cannot read."""
+
+
+def failed(fault: Fault) -> WoodpeckerError:
+    """The port error for what the gateway observed, worded by the domain."""
+    kind: type[WoodpeckerError]
+    status: int | None = None
+    detail: str | None = None
+    match fault:
+        case Answered():
+            status, detail = fault.status, fault.detail
+            kind = _STATUS_ERRORS.get(fault.status, ServerError if fault.status >= 500 else WoodpeckerError)
+        case Unreachable():
+            kind = Unavailable
+        case TooLarge():
+            kind = ResponseTooLarge
+        case WebUi():
+            kind = ServesWebUi
+        case Redirected():
+            kind, status = RedirectRefused, fault.status
+        case TokenShape():
+            kind = Unauthorized
+        case NoServer():
+            kind = NotConfigured
+        case NotAsPlanned():
+            kind = RequestNotAsPlanned
+        case Unreadable():
+            kind = BadResponse
+    return kind(fault.words(), status=status, detail=detail, fault=fault)
+
+
+_STATUS_ERRORS: Mapping[int, type[WoodpeckerError]] = {
+    401: Unauthorized,
+    403: Forbidden,
+    404: NotFound,
+    409: Conflict,
+    400: Rejected,
+    422: Rejected,
+    429: Unavailable,
+}

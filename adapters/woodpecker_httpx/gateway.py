@@ -7,19 +7,20 @@ from types import TracebackType
 import anyio
 import httpx
 
-from adapters.woodpecker_httpx.failures import GiB, MiB, serves_web_ui, too_large
+from adapters.woodpecker_httpx.failures import serves_web_ui, too_large
 from adapters.woodpecker_httpx.log_read import BothReaders, CompiledSearch, SearchReader, WindowReader
 from adapters.woodpecker_httpx.log_stream import LogScanner, LooksLikeHtml, MalformedLog
 from adapters.woodpecker_httpx.transport import HttpxTransport, check_declared_length, is_html_type, read_json
+from domain.woodpecker.faults import GiB, MiB, Unreadable
 from ports.woodpecker import (
     ApiResponse,
-    BadResponse,
     Credential,
     LogSearch,
     LogSearchRequest,
     LogWindow,
     LogWindowRequest,
     Request,
+    failed,
 )
 
 
@@ -165,7 +166,4 @@ class HttpxWoodpeckerGateway:
         except LooksLikeHtml:
             serves_web_ui()
         except MalformedLog as exc:
-            raise BadResponse(
-                f"Woodpecker's log answer could not be read ({exc}); try again, and if it persists "
-                "check Woodpecker's server log"
-            ) from None
+            raise failed(Unreadable("log", str(exc))) from None

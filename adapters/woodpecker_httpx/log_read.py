@@ -17,6 +17,7 @@ import re2
 
 from adapters.woodpecker_httpx.log_stream import Batch, FixedBatch
 from domain.logs import LogWindower, decode_log_data
+from domain.woodpecker.faults import bad_pattern
 from ports.woodpecker import (
     InvalidPattern,
     LogLine,
@@ -186,10 +187,7 @@ class CompiledSearch:
             reason = (
                 exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc
             )
-            raise InvalidPattern(
-                f"The pattern is not a regular expression this server can search with ({reason}). It uses RE2 "
-                "syntax: no look-around and no back-references; escape literal characters such as ( [ . * +."
-            ) from None
+            raise InvalidPattern(bad_pattern(str(reason))) from None
         self.whole_batch = not _CONTEXT_SENSITIVE.search(request.pattern)
         self.dollar = "$" in request.pattern
         self.cores = base64_cores(request.pattern, request.ignore_case)

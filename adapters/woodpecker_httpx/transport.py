@@ -12,26 +12,23 @@ import anyio
 import httpx
 
 from adapters.woodpecker_httpx.failures import (
-    SETUP_HINT,
     Retry,
-    Sent,
     error_for,
     raise_transport,
     serves_web_ui,
     too_large,
 )
-from ports.credential import token_shaped
-from ports.woodpecker import (
-    ApiResponse,
-    BadResponse,
-    Credential,
-    NotConfigured,
-    RedirectRefused,
-    Request,
-    RequestNotAsPlanned,
-    Unauthorized,
-    Unavailable,
+from domain.woodpecker.faults import (
+    NoServer,
+    NotAsPlanned,
+    Redirected,
+    Sent,
+    TokenShape,
+    Unreachable,
+    Unreadable,
 )
+from ports.credential import token_shaped
+from ports.woodpecker import ApiResponse, Credential, Request, failed
 
 _ERROR_BODY_READ = 64 * 1024  # enough for any real error text; the rest is not read
 _DETAIL_CHARS = 300
@@ -158,10 +155,7 @@ class HttpxTransport:
             secret = None
         if secret is not None and not token_shaped(secret.reveal()):
             # Caught here rather than by the HTTP library, whose error could quote the header.
-            raise Unauthorized(
-                "The Woodpecker token contains characters a token cannot have (spaces, line breaks or "
-                "non-ASCII); copy WOODPECKER_TOKEN again from your Woodpecker user settings"
-            )
+            raise failed(TokenShape())
         headers = {"Authorization": f"Bearer {secret.reveal()}"} if secret is not None else {}
         request = client.build_request(
             call.method,
@@ -198,11 +192,7 @@ class HttpxTransport:
                     raise_transport(exc, self._timeout, self._connect_timeout, before_response=True)
                 try:
                     if 300 <= response.status_code < 400:
-                        raise RedirectRefused(
-                            "Woodpecker answered with a redirect to another location; set "
-                            "WOODPECKER_URL to the server root that serves the API",
-                            status=response.status_code,
-                        )
+                        raise failed(Redirected(response.status_code))
                     if not 200 <= response.status_code < 300:
                         await self._raise_for_status(response, call, secret)
                     try:
@@ -215,14 +205,11 @@ class HttpxTransport:
                     with anyio.CancelScope(shield=True):
                         await response.aclose()
         except TimeoutError:
-            raise Unavailable(
-                f"Woodpecker did not finish answering within {deadline:g} s; the server may be "
-                "overloaded or the answer very large: try again later or narrow the request"
-            ) from None
+            raise failed(Unreachable("deadline", deadline)) from None
 
     def _target(self, path: str) -> tuple[httpx.AsyncClient, httpx.URL]:
         if self._root is None:
-            raise NotConfigured(f"No Woodpecker server is configured: {SETUP_HINT}.")
+            raise failed(NoServer("missing"))
         if (
             not path.startswith("/")
             or path.startswith("//")
@@ -256,7 +243,7 @@ class HttpxTransport:
         planned = prefix + call.path.encode("ascii")
         path, _, query = url.raw_path.partition(b"?")
         segments = call.path.split("/")[1:]
-        problem = None
+        problem: NotAsPlanned.Problem | None = None
         if (url.scheme, url.host, url.port) != (root.scheme, root.host, root.port):
             problem = "another server"
         elif path != planned:
@@ -270,11 +257,7 @@ class HttpxTransport:
         elif with_token and not path.startswith(prefix + b"/api/"):
             problem = "the token outside the API"
         if problem is not None:
-            raise RequestNotAsPlanned(
-                f"Nothing was sent to Woodpecker: the request built for {call.method} would have gone to "
-                f"{problem}, not the one planned for this call. Check the arguments (names may not hold "
-                "'.', '..' or empty segments) and WOODPECKER_URL."
-            )
+            raise failed(NotAsPlanned(call.method, problem))
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -330,11 +313,11 @@ def _parse_root(base_url: str) -> httpx.URL:
     try:
         root = httpx.URL(base_url.strip().rstrip("/"))
     except httpx.InvalidURL:
-        raise NotConfigured(f"WOODPECKER_URL is not a valid URL: {SETUP_HINT}.") from None
+        raise failed(NoServer("invalid")) from None
     if root.scheme not in ("http", "https") or not root.host:
-        raise NotConfigured(f"WOODPECKER_URL must be an http or https URL: {SETUP_HINT}.")
+        raise failed(NoServer("scheme"))
     if root.userinfo:
-        raise NotConfigured("WOODPECKER_URL must not contain a user name or password; use WOODPECKER_TOKEN.")
+        raise failed(NoServer("userinfo"))
     return root
 
 
@@ -370,10 +353,7 @@ def _parse_json(response: httpx.Response, body: bytes) -> Any:
         if content_type.startswith("text/plain"):
             # A few Woodpecker routes answer plain text ("Ok"); hand it over as a string.
             return body.decode("utf-8", "replace")
-        raise BadResponse(
-            "Woodpecker's answer is not valid JSON; check that WOODPECKER_URL points at the "
-            "Woodpecker server root and try again"
-        ) from None
+        raise failed(Unreadable("not_json")) from None
 
 
 async def _read_prefix(response: httpx.Response, limit: int) -> bytes:

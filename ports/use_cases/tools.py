@@ -189,7 +189,7 @@ class ToolRunner:
             shaped = await self._execute(spec, args, cred, progress)
         except WoodpeckerError as e:
             return results.failure(
-                spec, args, kind=_kind(e), message=str(e), status=e.status, detail=e.detail
+                spec, args, kind=_kind(e), message=str(e), status=e.status, detail=e.detail, fault=e.fault
             )
         except InvalidPattern as e:
             return results.failure(spec, args, kind="invalid_arguments", message=str(e))
@@ -271,7 +271,8 @@ class ToolRunner:
             except WoodpeckerError as e:
                 if step.failed is None:
                     raise
-                raise type(e)(step.failed(args, answers, str(e)), status=e.status, detail=e.detail) from None
+                failed = step.failed(args, answers, str(e))  # quotes the message, so its facts still hold
+                raise type(e)(failed, status=e.status, detail=e.detail, fault=e.fault) from None
             answers[step.name] = last.data
         if last is None:
             raise ValueError(f"{spec.name}: its plan sent nothing")  # a catalogue bug

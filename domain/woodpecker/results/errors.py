@@ -6,6 +6,7 @@ from typing import Any
 
 from domain.calls import ToolResult
 from domain.tools import ToolSpec
+from domain.woodpecker.faults import Answered, Fault, Step
 from domain.woodpecker.results.text import short, strip_terminal
 from domain.woodpecker.tool import woodpecker
 
@@ -21,31 +22,47 @@ SETUP_WITHOUT_LOGIN = (
     "restart it; see the README."
 )
 
-# Kind of failure -> what to do next, whatever the tool (forbidden and not_found depend on the arguments).
-_HINTS: Mapping[str, str] = {
-    "not_configured": SETUP,
+# Kind of failure -> what to do next, whatever the tool, and which next step that is (a message
+# that gave the same step already makes the hint a repetition). forbidden and not_found depend on
+# the arguments (`_hint`).
+_HINTS: Mapping[str, tuple[str, Step | None]] = {
+    "not_configured": (SETUP, "setup"),
     "unauthorized": (
         "Woodpecker did not accept the token (401). Check that WOODPECKER_TOKEN (or, for a client of a "
         "per-client HTTP server, the bearer it presents) is a valid personal access token, and call "
-        "get_server_info to check the connection itself."
+        "get_server_info to check the connection itself.",
+        "check_connection",
     ),
-    "server_error": "Woodpecker failed on its side; try again later or check its logs.",
-    "unavailable": "Woodpecker could not be reached. Call get_server_info to check the connection.",
+    "server_error": ("Woodpecker failed on its side; try again later or check its logs.", "retry_later"),
+    "unavailable": (
+        "Woodpecker could not be reached. Call get_server_info to check the connection.",
+        "check_connection",
+    ),
     **dict.fromkeys(
         ("web_ui", "redirect"),
-        "Check WOODPECKER_URL: it must be the Woodpecker server root, not a web page or proxy that redirects.",
+        (
+            "Check WOODPECKER_URL: it must be the Woodpecker server root, not a web page or proxy that redirects.",
+            "check_url",
+        ),
     ),
-    "too_large": "Narrow the request (page, per_page, filters).",
+    "too_large": ("Narrow the request (page, per_page, filters).", None),
     "request_not_as_planned": (
         "Nothing was sent. Check the arguments: a name must not hold '.', '..' or '//' segments; if they "
-        "are plain names, check WOODPECKER_URL and any proxy settings (HTTP_PROXY) of this server."
+        "are plain names, check WOODPECKER_URL and any proxy settings (HTTP_PROXY) of this server.",
+        "check_url",
     ),
-    "conflict": "Woodpecker reported a conflict (409) with the stored state; read the current object before retrying.",
-    "rejected": "Woodpecker refused the request's content: check the arguments against the tool's description.",
-    "foreign_link": "Nothing was looked up.",
-    "not_a_reference": "Nothing was looked up.",
+    "conflict": (
+        "Woodpecker reported a conflict (409) with the stored state; read the current object before retrying.",
+        None,
+    ),
+    "rejected": (
+        "Woodpecker refused the request's content: check the arguments against the tool's description.",
+        None,
+    ),
+    "foreign_link": ("Nothing was looked up.", None),
+    "not_a_reference": ("Nothing was looked up.", None),
 }
-_DEFAULT_HINT = "Call get_server_info to check the connection."
+_DEFAULT_HINT: tuple[str, Step | None] = ("Call get_server_info to check the connection.", "check_connection")
 
 
 def _specific_hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, detail: str | None) -> str | None:
@@ -54,13 +71,14 @@ def _specific_hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, detail: s
     return hint(args, detail) if callable(hint) else hint
 
 
-def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str) -> str:
-    """What to do next after a failure of this kind."""
+def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str) -> tuple[str, Step | None]:
+    """What to do next after a failure of this kind, and which next step that is."""
     if kind == "forbidden":
         return (
             "This needs more rights (403): instance admin, or admin of the repository or organization. "
             "Call get_current_user to see whether this account is an admin"
-            + (", and get_repository_permissions for the repository." if "repo_id" in args else ".")
+            + (", and get_repository_permissions for the repository." if "repo_id" in args else "."),
+            "check_rights",
         )
     if kind == "not_found":
         if "repo_id" in args:
@@ -68,20 +86,23 @@ def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str) -> str:
                 f"Not found (404): repository {args['repo_id']} or an object in it does not exist, or this "
                 "account may not see it. The repository may not be activated: list_repositories with "
                 "include_inactive=true shows forge repositories that are not; get_repository_permissions "
-                "shows this account's rights."
+                "shows this account's rights.",
+                "activation",
             )
         if tool.name == "resolve":
             return (
                 "Not found (404): the repository, pipeline or step does not exist, or this account cannot see "
                 "it. list_repositories shows the repositories this account sees, list_pipelines a repository's "
-                "pipelines."
+                "pipelines.",
+                None,
             )
         if tool.name == "lookup_repository":
             return (
                 "Not found (404): the repository was never activated or this account cannot pull it. "
-                "list_repositories with include_inactive=true shows forge repositories that are not activated."
+                "list_repositories with include_inactive=true shows forge repositories that are not activated.",
+                "activation",
             )
-        return "Not found (404): check the ids; the matching list_* tool shows the existing ones."
+        return "Not found (404): check the ids; the matching list_* tool shows the existing ones.", None
     return _HINTS.get(kind, _DEFAULT_HINT)
 
 
@@ -93,9 +114,12 @@ def failure(
     message: str,
     status: int | None = None,
     detail: str | None = None,
+    fault: Fault | None = None,
 ) -> ToolResult:
-    """An error result: what went wrong and what to do next. `message` must already be safe to show."""
-    generic = _hint(tool, args, kind)
+    """An error result: what went wrong and what to do next. `message` must already be safe to show;
+    `fault` is what the gateway observed when the message is (or quotes) its wording: it says which
+    next step the message gives already and whether it quotes Woodpecker's `detail`."""
+    generic, step = _hint(tool, args, kind)
     specific = _specific_hint(tool, args, kind, detail)
     # After a tool-specific server error "try again later" would be wrong advice (a move may have happened).
     replaces_generic = bool(specific) and kind == "server_error"
@@ -110,11 +134,11 @@ def failure(
     if failed:
         error["failed_repos"] = failed
     text = f"{tool.name} failed: {message.rstrip('.')}."
-    if detail and detail not in message:
+    if detail and not (isinstance(fault, Answered) and fault.quotes_detail):
         text += f" Woodpecker said: {error['detail']}"
     if specific:
         text += f" Important: {specific}"
-    if not replaces_generic and not _already_said(generic, message):
+    if not replaces_generic and (fault is None or step not in fault.gives()):
         text += f" {generic}"
     return ToolResult({"error": error}, text, is_error=True)
 
@@ -131,21 +155,3 @@ def failed_repos(detail: str | None) -> list[str]:
     if not isinstance(names, list):
         return []
     return [short(n) for n in names[:100] if isinstance(n, str | int)]
-
-
-def _already_said(hint: str, message: str) -> bool:
-    """The gateway's messages carry the generic hints already; repeat only what is new."""
-    if hint in message:
-        return True
-    keys = [
-        k
-        for k in (
-            "get_server_info",
-            "get_current_user",
-            "include_inactive",
-            "WOODPECKER_URL",
-            "try again later",
-        )
-        if k in hint
-    ]
-    return bool(keys) and all(k in message for k in keys)

@@ -1,0 +1,315 @@
+"""What went wrong talking to Woodpecker, as facts, and the words a person reads for each.
+
+The gateway adapter only observes: it raises a port error carrying one of these facts (the
+status and Woodpecker's own text, which timeout, which setting, which check failed) and writes
+no sentence. This module writes every message, and says which next step a message already
+gives, so an error result adds the generic hint for its kind only when it says something new.
+"""
+
+from dataclasses import dataclass
+from typing import Literal
+
+# Which token a request carried: none, this server's own (WOODPECKER_TOKEN), or the MCP client's.
+Sent = Literal["none", "own", "client"]
+# A next step a message or a hint gives a person. A hint whose step the message already gave is
+# left out of the error text (see results.errors.failure).
+Step = Literal["check_connection", "check_rights", "activation", "check_url", "retry_later", "setup"]
+
+_NONE: frozenset[Step] = frozenset()
+
+SETUP_HINT = (
+    "set WOODPECKER_URL to the server root (for example https://ci.example.org) and "
+    "WOODPECKER_TOKEN to a personal access token from your Woodpecker user settings, "
+    "then restart the MCP server"
+)
+CREDENTIAL_HINT = (
+    "check WOODPECKER_TOKEN (a personal access token from your Woodpecker user settings) "
+    "and call get_server_info"
+)
+MiB = 1024 * 1024
+GiB = 1024 * MiB
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """Woodpecker (or a proxy in front of it) answered a status outside 2xx and 3xx."""
+
+    status: int
+    detail: str | None = None  # Woodpecker's own error text: shortened, never HTML, no token in it
+    repository: bool = False  # the request was for a repository or something in one (/api/repos/...)
+    sent: Sent = "own"
+
+    @property
+    def quotes_detail(self) -> bool:
+        """Whether the message carries `detail` (401 and 429 are worded without it)."""
+        return bool(self.detail) and self.status not in (401, 429)
+
+    def words(self) -> str:
+        said = f": {self.detail}" if self.detail else ""
+        status = self.status
+        if status == 401:
+            if self.sent == "none":
+                return (
+                    "Woodpecker needs a token for this (HTTP 401): set WOODPECKER_TOKEN to a personal access "
+                    "token from your Woodpecker user settings and call get_server_info"
+                )
+            if self.sent == "client":
+                # Per-client mode: the token is the bearer this MCP client presented, not WOODPECKER_TOKEN.
+                return (
+                    "Woodpecker did not accept the token this client presented (HTTP 401): configure the "
+                    "client with a valid Woodpecker personal access token as its bearer, and call get_server_info"
+                )
+            return f"Woodpecker did not accept the token (HTTP 401): {CREDENTIAL_HINT}"
+        if status == 403:
+            return (
+                f"Woodpecker refused this (HTTP 403){said}; it needs an instance admin or a repository admin; "
+                "call get_current_user to see this account's rights"
+            )
+        if status == 404:
+            if self.repository:
+                hint = (
+                    "for a repository it may exist in the forge but not be activated in Woodpecker "
+                    "(list_repositories with include_inactive=true), or this account cannot see it"
+                )
+            else:
+                hint = "check the id or name (list the objects first to find it)"
+            return f"Not found (HTTP 404){said} — {hint}"
+        if status == 409:
+            return (
+                f"Woodpecker reports a conflict (HTTP 409){said or ': the object exists already or is in use'}; "
+                "read the current state and try again"
+            )
+        if status in (400, 422):
+            return (
+                f"Woodpecker rejected the request (HTTP {status}){said or ' without giving a reason'}; "
+                "correct the arguments and try again"
+            )
+        if status == 429:
+            return (
+                "Woodpecker (or a proxy in front of it) is limiting requests (HTTP 429); wait a moment and "
+                "try again"
+            )
+        if status >= 500:
+            return (
+                f"Woodpecker failed with an internal error (HTTP {status}){said}; this is often a forge "
+                "error or an unknown branch: check the arguments and try again later (Woodpecker's server "
+                "log has the cause)"
+            )
+        return f"Woodpecker answered HTTP {status}{said}"
+
+    def gives(self) -> frozenset[Step]:
+        if self.status == 401:
+            return frozenset({"check_connection"})
+        if self.status == 403:
+            return frozenset({"check_rights"})
+        if self.status == 404 and self.repository:
+            return frozenset({"activation"})
+        if self.status >= 500:
+            return frozenset({"retry_later"})
+        return _NONE
+
+
+@dataclass(frozen=True, slots=True)
+class Unreachable:
+    """No usable answer came: `how` says what failed, `seconds` the limit that passed, if any."""
+
+    how: Literal["connect_timeout", "read_timeout", "deadline", "tls", "connect", "closed", "other"]
+    seconds: float | None = None
+
+    def words(self) -> str:
+        match self.how:
+            case "connect_timeout":
+                return (
+                    f"Could not connect to Woodpecker within {self.seconds:g} s: check WOODPECKER_URL and that the "
+                    "server is running and reachable"
+                )
+            case "read_timeout":
+                return (
+                    f"Woodpecker did not answer within {self.seconds:g} s; the server may be overloaded: try again "
+                    "later or narrow the request"
+                )
+            case "deadline":
+                return (
+                    f"Woodpecker did not finish answering within {self.seconds:g} s; the server may be "
+                    "overloaded or the answer very large: try again later or narrow the request"
+                )
+            case "tls":
+                return (
+                    "The TLS handshake with Woodpecker failed (is the certificate trusted?): point "
+                    "WOODPECKER_CA_FILE at the PEM of the CA that signed it, or for a self-signed "
+                    "certificate set WOODPECKER_INSECURE_TLS=true"
+                )
+            case "connect":
+                return (
+                    "Could not connect to Woodpecker: check WOODPECKER_URL and that the server is running "
+                    "and reachable"
+                )
+            case "closed":
+                return (
+                    "Woodpecker closed the connection without answering; try again, and if it persists "
+                    "check the server and any proxy in front of it"
+                )
+        return "Talking to Woodpecker failed; check WOODPECKER_URL and the network, then try again"
+
+    def gives(self) -> frozenset[Step]:
+        return _NONE
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """An answer came but cannot be used: `how` says why; for a log, `reason` says what was wrong."""
+
+    how: Literal["compression", "cut_off", "not_json", "log"]
+    reason: str | None = None
+
+    def words(self) -> str:
+        match self.how:
+            case "compression":
+                return (
+                    "Woodpecker's answer could not be decoded (bad compression); try again, and if it "
+                    "persists check the proxy in front of Woodpecker"
+                )
+            case "cut_off":
+                return "Woodpecker's answer was cut off before it was complete; try again"
+            case "not_json":
+                return (
+                    "Woodpecker's answer is not valid JSON; check that WOODPECKER_URL points at the "
+                    "Woodpecker server root and try again"
+                )
+        return (
+            f"Woodpecker's log answer could not be read ({self.reason}); try again, and if it persists "
+            "check Woodpecker's server log"
+        )
+
+    def gives(self) -> frozenset[Step]:
+        return _NONE
+
+
+@dataclass(frozen=True, slots=True)
+class TooLarge:
+    """The answer passed this server's ceiling of `ceiling` bytes; none of it was used."""
+
+    ceiling: int
+
+    def words(self) -> str:
+        return (
+            f"Woodpecker's answer is larger than the {_size(self.ceiling)} this server accepts, so none of it "
+            "was used; narrow the request (a smaller page, a filter, or fewer log lines)"
+        )
+
+    def gives(self) -> frozenset[Step]:
+        return _NONE
+
+
+@dataclass(frozen=True, slots=True)
+class WebUi:
+    """The URL answered with the web UI's HTML, not the API's JSON."""
+
+    def words(self) -> str:
+        return (
+            "this URL serves the web UI, not the API: set WOODPECKER_URL to the server root, "
+            "without /api or a web path"
+        )
+
+    def gives(self) -> frozenset[Step]:
+        return frozenset({"check_url"})
+
+
+@dataclass(frozen=True, slots=True)
+class Redirected:
+    """Woodpecker (or a proxy) answered with a redirect (`status`), which is never followed."""
+
+    status: int
+
+    def words(self) -> str:
+        return (
+            "Woodpecker answered with a redirect to another location; set "
+            "WOODPECKER_URL to the server root that serves the API"
+        )
+
+    def gives(self) -> frozenset[Step]:
+        return frozenset({"check_url"})
+
+
+@dataclass(frozen=True, slots=True)
+class NotAsPlanned:
+    """The request the HTTP library built for `method` differs from the planned one; nothing was sent."""
+
+    Problem = Literal[
+        "another server",
+        "another path",
+        "a dot or empty path segment",
+        "another query",
+        "a fragment",
+        "the token outside the API",
+    ]
+
+    method: str
+    problem: Problem
+
+    def words(self) -> str:
+        return (
+            f"Nothing was sent to Woodpecker: the request built for {self.method} would have gone to "
+            f"{self.problem}, not the one planned for this call. Check the arguments (names may not hold "
+            "'.', '..' or empty segments) and WOODPECKER_URL."
+        )
+
+    def gives(self) -> frozenset[Step]:
+        return frozenset({"check_url"})
+
+
+@dataclass(frozen=True, slots=True)
+class TokenShape:
+    """The token holds characters no token has (spaces, line breaks, non-ASCII); it was not sent."""
+
+    def words(self) -> str:
+        return (
+            "The Woodpecker token contains characters a token cannot have (spaces, line breaks or "
+            "non-ASCII); copy WOODPECKER_TOKEN again from your Woodpecker user settings"
+        )
+
+    def gives(self) -> frozenset[Step]:
+        return _NONE
+
+
+@dataclass(frozen=True, slots=True)
+class NoServer:
+    """WOODPECKER_URL is missing or cannot be used: `problem` says how."""
+
+    problem: Literal["missing", "invalid", "scheme", "userinfo", "unusable"]
+
+    def words(self) -> str:
+        match self.problem:
+            case "missing":
+                return f"No Woodpecker server is configured: {SETUP_HINT}."
+            case "invalid":
+                return f"WOODPECKER_URL is not a valid URL: {SETUP_HINT}."
+            case "scheme":
+                return f"WOODPECKER_URL must be an http or https URL: {SETUP_HINT}."
+            case "userinfo":
+                return "WOODPECKER_URL must not contain a user name or password; use WOODPECKER_TOKEN."
+        return f"WOODPECKER_URL cannot be used: {SETUP_HINT}."
+
+    def gives(self) -> frozenset[Step]:
+        return _NONE
+
+
+Fault = (
+    Answered | Unreachable | Unreadable | TooLarge | WebUi | Redirected | NotAsPlanned | TokenShape | NoServer
+)
+
+
+def bad_pattern(reason: str) -> str:
+    """The message for a search pattern RE2 refuses; `reason` is the engine's own."""
+    return (
+        f"The pattern is not a regular expression this server can search with ({reason}). It uses RE2 "
+        "syntax: no look-around and no back-references; escape literal characters such as ( [ . * +."
+    )
+
+
+def _size(n: int) -> str:
+    if n >= GiB and n % GiB == 0:
+        return f"{n // GiB} GiB"
+    if n >= MiB and n % MiB == 0:
+        return f"{n // MiB} MiB"
+    return f"{n} bytes"
