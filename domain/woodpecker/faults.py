@@ -1,13 +1,10 @@
-"""What went wrong talking to Woodpecker, as facts, and the words a person reads for each.
+"""What went wrong talking to Woodpecker, as facts the gateway raises without writing a sentence,
+and the words a person reads for each, with the next steps they give (so an error result adds
+only the hints that say more)."""
 
-The gateway adapter only observes: it raises a port error carrying one of these facts (the
-status and Woodpecker's own text, which timeout, which setting, which check failed) and writes
-no sentence. This module writes every message, and says which next step a message already
-gives, so an error result adds the generic hint for its kind only when it says something new.
-"""
-
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 # Which token a request carried: none, this server's own (WOODPECKER_TOKEN), or the MCP client's.
 Sent = Literal["none", "own", "client"]
@@ -15,23 +12,33 @@ Sent = Literal["none", "own", "client"]
 # left out of the error text (see results.errors.failure).
 Step = Literal["check_connection", "check_rights", "activation", "check_url", "retry_later", "setup"]
 
-_NONE: frozenset[Step] = frozenset()
+_URL: frozenset[Step] = frozenset({"check_url"})
 
 SETUP_HINT = (
     "set WOODPECKER_URL to the server root (for example https://ci.example.org) and "
     "WOODPECKER_TOKEN to a personal access token from your Woodpecker user settings, "
     "then restart the MCP server"
 )
-CREDENTIAL_HINT = (
-    "check WOODPECKER_TOKEN (a personal access token from your Woodpecker user settings) "
-    "and call get_server_info"
-)
 MiB = 1024 * 1024
 GiB = 1024 * MiB
 
 
+class _Fact:
+    """What every fact answers: its message, and the next steps that message gives (`steps`)."""
+
+    __slots__ = ()
+    text: ClassVar[str] = ""  # the message of a fact that has no values to word
+    steps: ClassVar[frozenset[Step]] = frozenset()
+
+    def words(self) -> str:
+        return self.text
+
+    def gives(self) -> frozenset[Step]:
+        return self.steps
+
+
 @dataclass(frozen=True, slots=True)
-class Answered:
+class Answered(_Fact):
     """Woodpecker (or a proxy in front of it) answered a status outside 2xx and 3xx."""
 
     status: int
@@ -59,7 +66,10 @@ class Answered:
                     "Woodpecker did not accept the token this client presented (HTTP 401): configure the "
                     "client with a valid Woodpecker personal access token as its bearer, and call get_server_info"
                 )
-            return f"Woodpecker did not accept the token (HTTP 401): {CREDENTIAL_HINT}"
+            return (
+                "Woodpecker did not accept the token (HTTP 401): check WOODPECKER_TOKEN (a personal access "
+                "token from your Woodpecker user settings) and call get_server_info"
+            )
         if status == 403:
             return (
                 f"Woodpecker refused this (HTTP 403){said}; it needs an instance admin or a repository admin; "
@@ -104,89 +114,79 @@ class Answered:
             return frozenset({"check_rights"})
         if self.status == 404 and self.repository:
             return frozenset({"activation"})
-        if self.status >= 500:
-            return frozenset({"retry_later"})
-        return _NONE
+        return frozenset({"retry_later"}) if self.status >= 500 else frozenset()
 
 
 @dataclass(frozen=True, slots=True)
-class Unreachable:
+class Unreachable(_Fact):
     """No usable answer came: `how` says what failed, `seconds` the limit that passed, if any."""
 
     how: Literal["connect_timeout", "read_timeout", "deadline", "tls", "connect", "closed", "other"]
     seconds: float | None = None
 
     def words(self) -> str:
-        match self.how:
-            case "connect_timeout":
-                return (
-                    f"Could not connect to Woodpecker within {self.seconds:g} s: check WOODPECKER_URL and that the "
-                    "server is running and reachable"
-                )
-            case "read_timeout":
-                return (
-                    f"Woodpecker did not answer within {self.seconds:g} s; the server may be overloaded: try again "
-                    "later or narrow the request"
-                )
-            case "deadline":
-                return (
-                    f"Woodpecker did not finish answering within {self.seconds:g} s; the server may be "
-                    "overloaded or the answer very large: try again later or narrow the request"
-                )
-            case "tls":
-                return (
-                    "The TLS handshake with Woodpecker failed (is the certificate trusted?): point "
-                    "WOODPECKER_CA_FILE at the PEM of the CA that signed it, or for a self-signed "
-                    "certificate set WOODPECKER_INSECURE_TLS=true"
-                )
-            case "connect":
-                return (
-                    "Could not connect to Woodpecker: check WOODPECKER_URL and that the server is running "
-                    "and reachable"
-                )
-            case "closed":
-                return (
-                    "Woodpecker closed the connection without answering; try again, and if it persists "
-                    "check the server and any proxy in front of it"
-                )
-        return "Talking to Woodpecker failed; check WOODPECKER_URL and the network, then try again"
+        return _UNREACHABLE[self.how].format(seconds=self.seconds)
 
-    def gives(self) -> frozenset[Step]:
-        return _NONE
+
+_UNREACHABLE: Mapping[str, str] = {
+    "connect_timeout": (
+        "Could not connect to Woodpecker within {seconds:g} s: check WOODPECKER_URL and that the "
+        "server is running and reachable"
+    ),
+    "read_timeout": (
+        "Woodpecker did not answer within {seconds:g} s; the server may be overloaded: try again "
+        "later or narrow the request"
+    ),
+    "deadline": (
+        "Woodpecker did not finish answering within {seconds:g} s; the server may be "
+        "overloaded or the answer very large: try again later or narrow the request"
+    ),
+    "tls": (
+        "The TLS handshake with Woodpecker failed (is the certificate trusted?): point "
+        "WOODPECKER_CA_FILE at the PEM of the CA that signed it, or for a self-signed "
+        "certificate set WOODPECKER_INSECURE_TLS=true"
+    ),
+    "connect": (
+        "Could not connect to Woodpecker: check WOODPECKER_URL and that the server is running and reachable"
+    ),
+    "closed": (
+        "Woodpecker closed the connection without answering; try again, and if it persists "
+        "check the server and any proxy in front of it"
+    ),
+    "other": "Talking to Woodpecker failed; check WOODPECKER_URL and the network, then try again",
+}
 
 
 @dataclass(frozen=True, slots=True)
-class Unreadable:
+class Unreadable(_Fact):
     """An answer came but cannot be used: `how` says why; for a log, `reason` says what was wrong."""
 
     how: Literal["compression", "cut_off", "not_json", "log"]
     reason: str | None = None
 
     def words(self) -> str:
-        match self.how:
-            case "compression":
-                return (
-                    "Woodpecker's answer could not be decoded (bad compression); try again, and if it "
-                    "persists check the proxy in front of Woodpecker"
-                )
-            case "cut_off":
-                return "Woodpecker's answer was cut off before it was complete; try again"
-            case "not_json":
-                return (
-                    "Woodpecker's answer is not valid JSON; check that WOODPECKER_URL points at the "
-                    "Woodpecker server root and try again"
-                )
-        return (
-            f"Woodpecker's log answer could not be read ({self.reason}); try again, and if it persists "
-            "check Woodpecker's server log"
-        )
+        return _UNREADABLE[self.how].format(reason=self.reason)
 
-    def gives(self) -> frozenset[Step]:
-        return _NONE
+
+_UNREADABLE: Mapping[str, str] = {
+    "compression": (
+        "Woodpecker's answer could not be decoded (bad compression); try again, and if it "
+        "persists check the proxy in front of Woodpecker"
+    ),
+    "cut_off": "Woodpecker's answer was cut off before it was complete; try again",
+    "not_json": (
+        "Woodpecker's answer is not valid JSON; check that WOODPECKER_URL points at the "
+        "Woodpecker server root and try again"
+    ),
+    "log": (
+        "Woodpecker's log answer could not be read ({reason}); try again, and if it persists "
+        "check Woodpecker's server log"
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
-class TooLarge:
+class TooLarge(_Fact):
     """The answer passed this server's ceiling of `ceiling` bytes; none of it was used."""
 
     ceiling: int
@@ -197,42 +197,33 @@ class TooLarge:
             "was used; narrow the request (a smaller page, a filter, or fewer log lines)"
         )
 
-    def gives(self) -> frozenset[Step]:
-        return _NONE
-
 
 @dataclass(frozen=True, slots=True)
-class WebUi:
+class WebUi(_Fact):
     """The URL answered with the web UI's HTML, not the API's JSON."""
 
-    def words(self) -> str:
-        return (
-            "this URL serves the web UI, not the API: set WOODPECKER_URL to the server root, "
-            "without /api or a web path"
-        )
-
-    def gives(self) -> frozenset[Step]:
-        return frozenset({"check_url"})
+    text = (
+        "this URL serves the web UI, not the API: set WOODPECKER_URL to the server root, "
+        "without /api or a web path"
+    )
+    steps = _URL
 
 
 @dataclass(frozen=True, slots=True)
-class Redirected:
+class Redirected(_Fact):
     """Woodpecker (or a proxy) answered with a redirect (`status`), which is never followed."""
 
     status: int
 
-    def words(self) -> str:
-        return (
-            "Woodpecker answered with a redirect to another location; set "
-            "WOODPECKER_URL to the server root that serves the API"
-        )
-
-    def gives(self) -> frozenset[Step]:
-        return frozenset({"check_url"})
+    text = (
+        "Woodpecker answered with a redirect to another location; set "
+        "WOODPECKER_URL to the server root that serves the API"
+    )
+    steps = _URL
 
 
 @dataclass(frozen=True, slots=True)
-class NotAsPlanned:
+class NotAsPlanned(_Fact):
     """The request the HTTP library built for `method` differs from the planned one; nothing was sent."""
 
     Problem = Literal[
@@ -254,44 +245,36 @@ class NotAsPlanned:
             "'.', '..' or empty segments) and WOODPECKER_URL."
         )
 
-    def gives(self) -> frozenset[Step]:
-        return frozenset({"check_url"})
+    steps = _URL
 
 
 @dataclass(frozen=True, slots=True)
-class TokenShape:
+class TokenShape(_Fact):
     """The token holds characters no token has (spaces, line breaks, non-ASCII); it was not sent."""
 
-    def words(self) -> str:
-        return (
-            "The Woodpecker token contains characters a token cannot have (spaces, line breaks or "
-            "non-ASCII); copy WOODPECKER_TOKEN again from your Woodpecker user settings"
-        )
-
-    def gives(self) -> frozenset[Step]:
-        return _NONE
+    text = (
+        "The Woodpecker token contains characters a token cannot have (spaces, line breaks or "
+        "non-ASCII); copy WOODPECKER_TOKEN again from your Woodpecker user settings"
+    )
 
 
 @dataclass(frozen=True, slots=True)
-class NoServer:
+class NoServer(_Fact):
     """WOODPECKER_URL is missing or cannot be used: `problem` says how."""
 
     problem: Literal["missing", "invalid", "scheme", "userinfo", "unusable"]
 
     def words(self) -> str:
-        match self.problem:
-            case "missing":
-                return f"No Woodpecker server is configured: {SETUP_HINT}."
-            case "invalid":
-                return f"WOODPECKER_URL is not a valid URL: {SETUP_HINT}."
-            case "scheme":
-                return f"WOODPECKER_URL must be an http or https URL: {SETUP_HINT}."
-            case "userinfo":
-                return "WOODPECKER_URL must not contain a user name or password; use WOODPECKER_TOKEN."
-        return f"WOODPECKER_URL cannot be used: {SETUP_HINT}."
+        return _NO_SERVER[self.problem]
 
-    def gives(self) -> frozenset[Step]:
-        return _NONE
+
+_NO_SERVER: Mapping[str, str] = {
+    "missing": f"No Woodpecker server is configured: {SETUP_HINT}.",
+    "invalid": f"WOODPECKER_URL is not a valid URL: {SETUP_HINT}.",
+    "scheme": f"WOODPECKER_URL must be an http or https URL: {SETUP_HINT}.",
+    "userinfo": "WOODPECKER_URL must not contain a user name or password; use WOODPECKER_TOKEN.",
+    "unusable": f"WOODPECKER_URL cannot be used: {SETUP_HINT}.",
+}
 
 
 Fault = (
