@@ -186,32 +186,23 @@ class BadResponse(WoodpeckerError):
 
 def failed(fault: Fault) -> WoodpeckerError:
     """The port error for what the gateway observed, worded by the domain."""
-    kind: type[WoodpeckerError]
-    status: int | None = None
-    detail: str | None = None
-    match fault:
-        case Answered():
-            status, detail = fault.status, fault.detail
-            kind = _STATUS_ERRORS.get(fault.status, ServerError if fault.status >= 500 else WoodpeckerError)
-        case Unreachable():
-            kind = Unavailable
-        case TooLarge():
-            kind = ResponseTooLarge
-        case WebUi():
-            kind = ServesWebUi
-        case Redirected():
-            kind, status = RedirectRefused, fault.status
-        case TokenShape():
-            kind = Unauthorized
-        case NoServer():
-            kind = NotConfigured
-        case NotAsPlanned():
-            kind = RequestNotAsPlanned
-        case Unreadable():
-            kind = BadResponse
-    return kind(fault.words(), status=status, detail=detail, fault=fault)
+    if isinstance(fault, Answered):
+        kind = _STATUS_ERRORS.get(fault.status, ServerError if fault.status >= 500 else WoodpeckerError)
+        return kind(fault.words(), status=fault.status, detail=fault.detail, fault=fault)
+    status = fault.status if isinstance(fault, Redirected) else None
+    return _FACT_ERRORS[type(fault)](fault.words(), status=status, fault=fault)
 
 
+_FACT_ERRORS: Mapping[type[Fault], type[WoodpeckerError]] = {
+    Unreachable: Unavailable,
+    Unreadable: BadResponse,
+    TooLarge: ResponseTooLarge,
+    WebUi: ServesWebUi,
+    Redirected: RedirectRefused,
+    NotAsPlanned: RequestNotAsPlanned,
+    TokenShape: Unauthorized,
+    NoServer: NotConfigured,
+}
 _STATUS_ERRORS: Mapping[int, type[WoodpeckerError]] = {
     401: Unauthorized,
     403: Forbidden,
