@@ -1,0 +1,130 @@
+"""The facts a failed request carries, their words, and the hints an error result leaves out because of them."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain.tools import ToolSpec
+from domain.woodpecker import results
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.faults import (
+    Answered,
+    Fault,
+    NoServer,
+    NotAsPlanned,
+    Redirected,
+    Step,
+    TokenShape,
+    TooLarge,
+    Unreachable,
+    Unreadable,
+    WebUi,
+)
+from ports.use_cases.tools import _kind
+from ports.woodpecker import (
+    NotFound,
+    RedirectRefused,
+    ServerError,
+    Unauthorized,
+    Unavailable,
+    WoodpeckerError,
+    failed,
+)
+
+# What a person reads that gives each next step: a message that gives a step must say it.
+SAYS: dict[Step, str] = {
+    "check_connection": "get_server_info",
+    "check_rights": "get_current_user",
+    "activation": "include_inactive",
+    "check_url": "WOODPECKER_URL",
+    "retry_later": "try again later",
+    "setup": "restart",
+}
+
+ANSWERED = st.builds(
+    Answered,
+    st.sampled_from([400, 401, 403, 404, 405, 409, 418, 422, 429, 500, 502, 503]),
+    st.one_of(st.none(), st.text(min_size=1, max_size=40)),
+    st.booleans(),
+    st.sampled_from(["none", "own", "client"]),
+)
+OTHERS: list[Fault] = [
+    *(Unreachable(how, 12.5) for how in ("connect_timeout", "read_timeout", "deadline", "tls", "connect")),
+    Unreachable("closed"),
+    Unreachable("other"),
+    *(Unreadable(how, "the log is not valid UTF-8") for how in ("compression", "cut_off", "not_json", "log")),
+    TooLarge(4 * 1024 * 1024),
+    WebUi(),
+    Redirected(302),
+    NotAsPlanned("GET", "another path"),
+    TokenShape(),
+    *(NoServer(problem) for problem in ("missing", "invalid", "scheme", "userinfo", "unusable")),
+]
+FACTS = st.one_of(ANSWERED, st.sampled_from(OTHERS))
+
+
+@given(FACTS)
+def test_a_next_step_a_fact_claims_is_in_its_words(fact: Fault) -> None:
+    words = fact.words()
+    assert words.strip()
+    for step in fact.gives():
+        assert SAYS[step] in words, (fact, step)
+
+
+@given(ANSWERED)
+def test_an_answer_quotes_woodpeckers_text_exactly_when_it_says_so(fact: Answered) -> None:
+    if fact.quotes_detail:
+        assert fact.detail and fact.detail in fact.words()
+    elif fact.detail:
+        assert fact.status in (401, 429)
+
+
+def test_the_port_error_keeps_the_fact_its_class_and_status() -> None:
+    cases: list[tuple[Fault, type[WoodpeckerError], int | None]] = [
+        (Answered(404, "no such repo", repository=True), NotFound, 404),
+        (Answered(401, sent="client"), Unauthorized, 401),
+        (Answered(502), ServerError, 502),
+        (Answered(429), Unavailable, 429),
+        (Redirected(301), RedirectRefused, 301),
+        (TokenShape(), Unauthorized, 401),
+        (Unreachable("connect"), Unavailable, None),
+    ]
+    for fact, kind, status in cases:
+        error = failed(fact)
+        assert type(error) is kind
+        assert error.status == status
+        assert error.fault == fact
+        assert str(error) == fact.words()
+    assert failed(Answered(404, "no such repo")).detail == "no such repo"
+
+
+@given(FACTS, st.sampled_from(list(WOODPECKER_TOOLS)), st.sampled_from([{}, {"repo_id": 3}]))
+def test_an_error_result_leaves_out_only_a_hint_whose_step_the_message_gave(
+    fact: Fault, tool: ToolSpec, args: dict[str, int]
+) -> None:
+    error = failed(fact)
+    result = results.failure(
+        tool,
+        args,
+        kind=_kind(error),
+        message=str(error),
+        status=error.status,
+        detail=error.detail,
+        fault=error.fault,
+    )
+    assert result.is_error
+    hint = result.structured["error"]["hint"]
+    # The message comes first, and the problem and the fix stay in the text either way.
+    assert result.text.startswith(f"{tool.name} failed: {str(error).rstrip('.')}.")
+    for step, says in SAYS.items():
+        if says in hint and says not in result.text:
+            raise AssertionError((fact, step, result.text))
+
+
+def test_a_rejected_token_says_get_server_info_once_and_a_refused_connection_adds_it() -> None:
+    tool = WOODPECKER_TOOLS.get("get_repository")
+    for fact, times in ((Answered(401), 1), (Unreachable("connect"), 1), (Answered(403), 0)):
+        error = failed(fact)
+        text = results.failure(
+            tool, {"repo_id": 1}, kind=_kind(error), message=str(error), fault=error.fault
+        ).text
+        assert text.count("get_server_info") == times, text
