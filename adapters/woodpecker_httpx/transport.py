@@ -1,12 +1,14 @@
 """One request to Woodpecker over httpx: only to the configured origin, never redirected, bounded, retried only for reads, and never leaking the token."""
 
 import functools
+import ipaddress
 import json
 import random
 import ssl
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any, NoReturn, TypeVar
 from urllib.parse import parse_qsl, unquote
+from urllib.request import getproxies
 
 import anyio
 import httpx
@@ -18,6 +20,7 @@ from adapters.woodpecker_httpx.failures import (
     serves_web_ui,
     too_large,
 )
+from adapters.woodpecker_httpx.pool import OneOriginPool
 from domain.woodpecker.faults import (
     NoServer,
     NotAsPlanned,
@@ -100,34 +103,40 @@ class HttpxTransport:
         self._backoff_cap = backoff_cap
         self._max_retry_after = max_retry_after
         self._root: httpx.URL | None = None
-        self._client: httpx.AsyncClient | None = None
+        self._transport: httpx.AsyncBaseTransport | None = None
         self._closed = False
         if base_url:
             self._root = _parse_root(base_url)
+        self._headers = {
+            "Accept": "application/json",
+            "Accept-Encoding": "gzip, deflate",
+            "Connection": "keep-alive",
+            "User-Agent": user_agent,
+        }
+        self._timeouts = httpx.Timeout(timeout, connect=self._connect_timeout).as_dict()
 
-        # Built at the first request, not here: the TLS context and httpx's transport cost about
-        # 50 ms of CPU, and a stdio server must answer initialize and tools/list before any call.
-        def new_client() -> httpx.AsyncClient:
-            return httpx.AsyncClient(
-                # verify applies to this client only; nothing process-wide changes.
-                verify=False if insecure_tls else _verifying_context(trust_env, ca_file),
-                timeout=httpx.Timeout(timeout, connect=self._connect_timeout),
-                follow_redirects=False,
-                transport=transport,
-                headers={"Accept": "application/json", "User-Agent": user_agent},
-                # Environment proxies and SSL_CERT_FILE are honoured (httpx 0.28 reads no
-                # credentials from the environment, so nothing but our token is sent).
-                trust_env=trust_env,
-            )
+        # Built at the first request, not here: the TLS context costs about 50 ms of CPU, and a
+        # stdio server must answer initialize and tools/list before any call.
+        def new_transport() -> httpx.AsyncBaseTransport:
+            if transport is not None:
+                return transport
+            # verify applies to this adapter only; nothing process-wide changes.
+            verify = _unverified_context() if insecure_tls else _verifying_context(trust_env, ca_file)
+            assert self._root is not None  # _target raised NotConfigured before
+            proxy = _environment_proxy(self._root) if trust_env else None
+            if proxy is not None:
+                return httpx.AsyncHTTPTransport(verify=verify, proxy=proxy, trust_env=trust_env)
+            # One origin, so a stack of idle connections instead of httpcore's general pool.
+            return OneOriginPool(verify)
 
-        self._new_client = new_client
+        self._new_transport = new_transport
 
     # ------------------------------------------------------------------ lifecycle
 
     async def aclose(self) -> None:
         self._closed = True
-        if self._client is not None:
-            await self._client.aclose()
+        if self._transport is not None:
+            await self._transport.aclose()
 
     def __repr__(self) -> str:
         where = _origin(self._root) if self._root is not None else "not configured"
@@ -148,7 +157,7 @@ class HttpxTransport:
         Raises:
             WoodpeckerError: what went wrong, as the user should read it.
         """
-        client, url = self._target(call.path)
+        transport, url = self._target(call.path)
         # /version and /healthz need no token, so none travels there, whoever holds one.
         secret = None if call.path in _ROOT_PATHS else credential or self._token
         if secret is not None and not secret.reveal():
@@ -156,19 +165,25 @@ class HttpxTransport:
         if secret is not None and not token_shaped(secret.reveal()):
             # Caught here rather than by the HTTP library, whose error could quote the header.
             raise failed(TokenShape())
-        headers = {"Authorization": f"Bearer {secret.reveal()}"} if secret is not None else {}
-        request = client.build_request(
+        headers = self._headers
+        if secret is not None:
+            headers = {**headers, "Authorization": f"Bearer {secret.reveal()}"}
+        # Sent through the transport itself, not an httpx client: no cookie jar to carry one
+        # caller's cookie into another's request, no redirect or auth machinery we do not use
+        # (docs/adr/0034).
+        request = httpx.Request(
             call.method,
             url,
             params=dict(call.query) or None,
             json=call.body,
             headers=headers,
+            extensions={"timeout": self._timeouts},
         )
         self._check_outgoing(request, call, secret is not None)
         attempts = 1 + (self._retries if call.idempotent_read else 0)
         for attempt in range(attempts):
             try:
-                return await self._attempt(client, request, call, secret, consume, deadline)
+                return await self._attempt(transport, request, call, secret, consume, deadline)
             except Retry as retry:
                 if attempt + 1 >= attempts:
                     raise retry.error from None
@@ -177,7 +192,7 @@ class HttpxTransport:
 
     async def _attempt(
         self,
-        client: httpx.AsyncClient,
+        transport: httpx.AsyncBaseTransport,
         request: httpx.Request,
         call: Request,
         secret: Credential | None,
@@ -187,7 +202,7 @@ class HttpxTransport:
         try:
             with anyio.fail_after(deadline):
                 try:
-                    response = await client.send(request, stream=True)
+                    response = await transport.handle_async_request(request)
                 except httpx.HTTPError as exc:
                     raise_transport(exc, self._timeout, self._connect_timeout, before_response=True)
                 try:
@@ -207,7 +222,7 @@ class HttpxTransport:
         except TimeoutError:
             raise failed(Unreachable("deadline", deadline)) from None
 
-    def _target(self, path: str) -> tuple[httpx.AsyncClient, httpx.URL]:
+    def _target(self, path: str) -> tuple[httpx.AsyncBaseTransport, httpx.URL]:
         if self._root is None:
             raise failed(NoServer("missing"))
         if (
@@ -222,11 +237,11 @@ class HttpxTransport:
         # The Authorization header must only ever travel to the configured origin.
         if (url.scheme, url.host, url.port) != (root.scheme, root.host, root.port):
             raise ValueError("a Request path may not name another host")
-        if self._client is None:
+        if self._transport is None:
             if self._closed:
                 raise RuntimeError("this Woodpecker gateway is closed")
-            self._client = self._new_client()
-        return self._client, url
+            self._transport = self._new_transport()
+        return self._transport, url
 
     def _check_outgoing(self, request: httpx.Request, call: Request, with_token: bool) -> None:
         """The request as the HTTP library will send it must be the planned one, byte for byte:
@@ -299,6 +314,11 @@ async def read_json(response: httpx.Response, ceiling: int) -> ApiResponse:
 
 
 @functools.cache
+def _unverified_context() -> ssl.SSLContext:
+    return httpx.create_ssl_context(verify=False)
+
+
+@functools.cache
 def _verifying_context(trust_env: bool, ca_file: str | None = None) -> ssl.SSLContext:
     """The certificate-checking TLS context, built once: loading the CA bundle costs milliseconds
     per client, and a context is safe to share once made. A private CA is trusted on top of the
@@ -319,6 +339,37 @@ def _parse_root(base_url: str) -> httpx.URL:
     if root.userinfo:
         raise failed(NoServer("userinfo"))
     return root
+
+
+def _environment_proxy(root: httpx.URL) -> str | None:
+    """The proxy the environment names for WOODPECKER_URL (HTTP_PROXY, HTTPS_PROXY or ALL_PROXY, in
+    either case), unless NO_PROXY covers its host."""
+    proxies = getproxies()
+    proxy = proxies.get(root.scheme) or proxies.get("all")
+    if not proxy or _not_proxied(root.host, proxies.get("no", "")):
+        return None
+    return proxy if "://" in proxy else f"http://{proxy}"
+
+
+def _not_proxied(host: str, no_proxy: str) -> bool:
+    """Whether NO_PROXY covers `host`: `*`; the host itself or a domain above it (`example.org`
+    and `.example.org` cover `ci.example.org`); or an IP network (`10.0.0.0/8`)."""
+    host = host.lower().strip("[]")
+    for entry in (part.strip().lower() for part in no_proxy.split(",")):
+        if entry == "*":
+            return True
+        if not entry:
+            continue
+        try:
+            if ipaddress.ip_address(host) in ipaddress.ip_network(entry.strip("[]"), strict=False):
+                return True
+            continue
+        except ValueError:
+            pass
+        name = entry.lstrip(".").rpartition(":")[0] if entry.count(":") == 1 else entry.lstrip(".")
+        if name and (host == name or host.endswith("." + name)):
+            return True
+    return False
 
 
 def _origin(url: httpx.URL) -> str:
