@@ -60,13 +60,13 @@ def run(argv: list[str | Path], cwd: Path | None = None, timeout: float = 120) -
     return done.stdout
 
 
-@pytest.fixture
-def fresh_clone(tmp_path: Path) -> Path:
-    """`git clone` of this checkout's HEAD: only what is committed is in it."""
+@pytest.fixture(scope="module")
+def fresh_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`git clone` of this checkout's HEAD: only what is committed is in it (one clone per module)."""
     git = shutil.which("git")
     if git is None or not (ROOT / ".git").exists():
         pytest.skip("needs git and a git checkout to clone")
-    clone = tmp_path / "clone"
+    clone = tmp_path_factory.mktemp("fresh") / "clone"
     run([git, "clone", "--quiet", ROOT, clone], timeout=60)
     return clone
 
@@ -184,6 +184,16 @@ def test_make_install_and_make_test_expand_to_the_environment_the_lint_and_the_t
     positions = [next((i for i, s in enumerate(test_steps) if re.match(p, s.strip())), -1) for p in expected]
     assert -1 not in positions, f"missing from `make -n test`: {test_steps}"
     assert positions == sorted(positions), "the static checks run before pytest, in this order"
+
+    # What CI runs (.ci/run): the same checks, with pytest under coverage and its floor.
+    assert "make coverage" in (fresh_clone / ".ci" / "run").read_text()
+    coverage_steps = run([make, "-n", "coverage"], cwd=fresh_clone).splitlines()
+    positions = [
+        next((i for i, s in enumerate(coverage_steps) if re.match(p, s.strip())), -1) for p in expected
+    ]
+    assert -1 not in positions, f"missing from `make -n coverage`: {coverage_steps}"
+    assert positions == sorted(positions), "the static checks run before pytest, in this order"
+    assert "--cov" in coverage_steps[positions[-1]].split()
 
 
 def test_help_names_every_environment_variable_the_code_reads() -> None:

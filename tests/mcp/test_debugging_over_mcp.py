@@ -3,13 +3,17 @@
 The sandbox's pipeline 2 of the bench repository failed in two workflows; its test step printed
 200,000 lines with the failing test 50,000 lines before the end, far outside the default
 last-200-lines window of get_step_logs.
+
+The client talks to the server built by the product's container in this process; its gateway
+reaches the sandbox over a real socket, so the huge log streams as it does in production
+(ADR 0025). Starting the server as a process is what tests/mcp/test_e2e.py is about.
 """
 
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from sandbox.seed import (
     BENCH_REPO_ID,
@@ -19,20 +23,17 @@ from sandbox.seed import (
     FAILED_TWICE_TEST,
 )
 from sandbox.server import Sandbox
-from tests.fixtures.mcp import server_command, server_environment
+from tests.fixtures.mcp import harness_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 async def call(sandbox: Sandbox, tool: str, arguments: dict[str, Any]) -> Any:
-    """One tool call from a real MCP client to a server spawned on stdio, acting as the admin."""
-    command, args = server_command()
-    env = server_environment(sandbox.url, sandbox.admin_token)
-    with anyio.fail_after(120):
-        async with Client(
-            StdioServerParameters(command=command, args=args, env=env), mode="legacy"
-        ) as client:
-            return await client.call_tool(tool, arguments)
+    """One tool call from a real MCP client to the server, acting as the admin."""
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        with anyio.fail_after(120):
+            async with Client(harness.server, mode="legacy") as client:
+                return await client.call_tool(tool, arguments)
 
 
 def text_of(result: Any) -> str:
@@ -77,22 +78,19 @@ async def test_one_summary_names_both_failed_steps_of_two_workflows_and_the_deep
 async def test_why_did_it_fail_is_answered_in_two_calls_from_a_pasted_web_link(sandbox: Sandbox) -> None:
     """The question a person brings, with the link from the forge's status: resolve, then the summary."""
     pasted = f"  {sandbox.url}/repos/{BENCH_REPO_ID}/pipeline/{FAILED_TWICE_NUMBER}?tab=log  "
-    command, args = server_command()
-    env = server_environment(sandbox.url, sandbox.admin_token)
     calls = 0
-    with anyio.fail_after(120):
-        async with Client(
-            StdioServerParameters(command=command, args=args, env=env), mode="legacy"
-        ) as client:
-            resolved = await client.call_tool("resolve", {"reference": pasted})
-            calls += 1
-            assert not resolved.is_error, text_of(resolved)
-            ids = resolved.structured_content or {}
-            assert "get_pipeline_failure_summary" in ids["next"]
-            summary = await client.call_tool(
-                "get_pipeline_failure_summary", {"repo_id": ids["repo_id"], "number": ids["number"]}
-            )
-            calls += 1
+    async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        with anyio.fail_after(120):
+            async with Client(harness.server, mode="legacy") as client:
+                resolved = await client.call_tool("resolve", {"reference": pasted})
+                calls += 1
+                assert not resolved.is_error, text_of(resolved)
+                ids = resolved.structured_content or {}
+                assert "get_pipeline_failure_summary" in ids["next"]
+                summary = await client.call_tool(
+                    "get_pipeline_failure_summary", {"repo_id": ids["repo_id"], "number": ids["number"]}
+                )
+                calls += 1
     assert calls <= 2 and not summary.is_error, text_of(summary)
     assert (ids["repo_id"], ids["number"]) == (BENCH_REPO_ID, FAILED_TWICE_NUMBER)
     text = text_of(summary)

@@ -1,4 +1,4 @@
-"""`resolve` against the sandbox over loopback HTTP: every web link it serves names the right ids; other servers are refused unsent."""
+"""`resolve` against the sandbox (in-process, ADR 0025): every web link it serves names the right ids; other servers are refused unsent."""
 
 from typing import Any
 
@@ -14,6 +14,7 @@ from ports.woodpecker import Credential
 from sandbox.seed import BENCH_REPO_ID, FAILED_TWICE_LOG_STEP, FAILED_TWICE_NUMBER
 from sandbox.server import Sandbox
 from sandbox.web import WebLink, web_links
+from tests.fixtures.sandbox import in_process
 from tests.use_cases.conftest import Call, check_result
 
 pytestmark = [pytest.mark.slow]
@@ -42,7 +43,9 @@ def _ids(result: ToolResult) -> dict[str, Any]:
 
 async def _resolve_all(sandbox: Sandbox, references: list[str]) -> list[ToolResult]:
     credential = Credential(sandbox.admin_token)
-    gateway = HttpxWoodpeckerGateway(sandbox.url, token=credential, retries=0, trust_env=False)
+    gateway = HttpxWoodpeckerGateway(
+        sandbox.url, token=credential, retries=0, trust_env=False, transport=in_process(sandbox)
+    )
     runner = ToolRunner(WOODPECKER_TOOLS, gateway, default_credential=credential, web_root=sandbox.url)
     try:
         return [await runner.run("resolve", {"reference": r}, None) for r in references]
