@@ -32,7 +32,9 @@ from domain.tool_filter import select_tools
 from domain.tools import Catalogue
 from domain.toolsets import TOOLSETS_VARIABLE
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.catalogue.pipelines import with_wait_window
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
+from domain.woodpecker.waiting import DEFAULT_WINDOW, LONGEST_CEILING, MAX_WINDOW, parse_windows
 from ports.credential import token_shaped
 from ports.woodpecker import Credential
 
@@ -74,6 +76,16 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "WOODPECKER_MCP_TEXT",
         "full",
         "`summary`: result text is the summary line only (for clients that read structuredContent)",
+    ),
+    (
+        "WOODPECKER_MCP_WAIT_SECONDS",
+        str(DEFAULT_WINDOW),
+        "wait_for_pipeline's window when a call names none (1 to the ceiling)",
+    ),
+    (
+        "WOODPECKER_MCP_WAIT_MAX_SECONDS",
+        str(MAX_WINDOW),
+        f"the longest window a call may ask for (at most {LONGEST_CEILING}); keep it under clients' timeout",
     ),
     ("WOODPECKER_MCP_SEAL_KEYS", "random", "comma list of base64 keys (>= 32 bytes); first seals, all open"),
     ("WOODPECKER_MCP_AUDIT_FILE", "stderr", "append the audit trail (JSON lines) to this file"),
@@ -586,11 +598,17 @@ def read_settings(
         toolsets = WOODPECKER_TOOLSETS.parse(_raw(environ, TOOLSETS_VARIABLE), TOOLSETS_VARIABLE)
     except ConfigError as e:
         errors.append(_line(str(e)))
+    try:
+        window = parse_windows(
+            _raw(environ, "WOODPECKER_MCP_WAIT_SECONDS"), _raw(environ, "WOODPECKER_MCP_WAIT_MAX_SECONDS")
+        )
+    except ConfigError as e:
+        errors.append(_line(str(e)))
     if errors or settings is None or selection is None:
         raise StartupError(errors)
     # Toolsets narrow what the allow, deny and read-only settings left: a tool is registered
     # only if every one of them keeps it.
-    tools = WOODPECKER_TOOLSETS.select(toolsets, selection.catalogue)
+    tools = with_wait_window(WOODPECKER_TOOLSETS.select(toolsets, selection.catalogue), *window)
     warnings.extend(_line(w) for w in selection.warnings)
     if len(tools) == 0 and len(selection.catalogue) > 0:
         warnings.append(_line(f"{TOOLSETS_VARIABLE} leaves no tools: the server will list none"))
