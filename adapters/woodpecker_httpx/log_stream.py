@@ -164,6 +164,7 @@ _DATA = re.compile(rb',"data":"([^"]*)"')
 # has its own bound; a fixed-shape entry is a few hundred bytes.
 _MAX_RUN = 1024 * 1024
 _MAX_QUEUED = 1024 * 1024  # bytes of runs waiting for their check on another thread
+_MIN_RUN = 192 * 1024  # bytes gathered before a run is cut: a few network chunks
 
 
 Checker = Callable[[bytes], tuple[int, bool] | None]
@@ -353,9 +354,11 @@ class LogScanner:
         also: bytes | None = None,
         executor: Executor | None = None,
         depth: int = 4,
+        min_run: int = _MIN_RUN,
     ) -> None:
         """`also`: an RE2 pattern looked for in each fixed-shape run's raw bytes in the same pass
-        (`FixedBatch.also`), e.g. the base64 forms of a search's literals."""
+        (`FixedBatch.also`), e.g. the base64 forms of a search's literals. `min_run`: bytes
+        gathered before a run is cut (tests make it small to cut many runs)."""
         self._buf = b""
         self._state = "start"  # start -> runs -> done, or exact (LogArrayReader from here on)
         self._exact: LogArrayReader | None = None
@@ -364,15 +367,31 @@ class LogScanner:
         self._also = also
         self._executor = executor
         self._depth = max(1, depth)
+        self._min_run = min_run
         # Runs cut but not yet turned into batches, in log order: (run, its check or its future, last);
         # at most `depth` of them and about _MAX_QUEUED bytes (a hostile log's long runs wait their turn).
         self._queue: deque[tuple[bytes, Any, bool]] = deque()
         self._queued = 0
+        self._more: list[bytes] = []  # chunks after self._buf, not yet joined to it
+        self._size = 0  # bytes in self._buf and self._more
+
+    def _take(self) -> bytes:
+        """Every byte not yet cut into a run, as one bytes (also kept as `self._buf`)."""
+        if self._more:
+            self._buf = b"".join([self._buf, *self._more])
+            self._more.clear()
+        return self._buf
 
     def feed(self, chunk: bytes) -> list[Batch]:
         if self._exact is not None:
             return self._parsed(self._exact.feed(chunk))
-        buf = self._buf + chunk if self._buf else chunk
+        if self._state == "runs":
+            # Chunks wait until they make a run worth a check of its own (fewer hand-overs, one copy).
+            self._more.append(chunk)
+            self._size += len(chunk)
+            if self._size < self._min_run:
+                return self._drain(final=False)
+        buf = self._take() if self._state == "runs" else self._buf + chunk
         if self._state == "start":
             stripped = buf.lstrip()
             if not stripped:
@@ -389,18 +408,19 @@ class LogScanner:
             self._state = "runs"
         cut = buf.rfind(b"},{")
         if cut < 0:
-            self._buf = buf
+            self._buf, self._size = buf, len(buf)
             if len(buf) > _MAX_RUN:
                 return self._give_up()
             return self._drain(final=False)
         self._buf = buf[cut + 2 :]
+        self._size = len(self._buf)
         self._submit(buf[: cut + 1], last=False)
         return self._drain(final=False)
 
     def close(self) -> list[Batch]:
         if self._exact is not None:
             return self._parsed(self._exact.close())
-        buf, self._buf = self._buf, b""
+        buf, self._buf = self._take(), b""
         if self._state == "start":
             if buf.strip() in (b"", b"["):
                 if buf.strip() == b"[":
@@ -449,7 +469,7 @@ class LogScanner:
         """The queued runs as batches, then the exact reader from `self._buf` on (unless a queued
         run already handed it everything from there)."""
         out = self._drain(final=True)
-        return out if self._exact is not None else out + self._to_exact(b"[" + self._buf)
+        return out if self._exact is not None else out + self._to_exact(b"[" + self._take())
 
     def _run(self, run: bytes, checked: tuple[int, bool] | None, *, last: bool) -> list[Batch]:
         """One run of entries; what follows it (after a comma, unless `last`) is queued or in `self._buf`."""
@@ -468,12 +488,12 @@ class LogScanner:
             self._queue.clear()
             self._queued = 0
             body = b",".join([run, *rest])
-            return self._to_exact(b"[" + body + (b"]" if closes else b"," + self._buf))
+            return self._to_exact(b"[" + body + (b"]" if closes else b"," + self._take()))
         return [ParsedBatch(entries)]
 
     def _to_exact(self, pending: bytes) -> list[Batch]:
         self._exact = LogArrayReader(self._max_pending)
-        self._buf = b""
+        self._buf, self._more, self._size = b"", [], 0
         return self._parsed(self._exact.feed(pending))
 
     def _trailing(self, buf: bytes) -> list[Batch]:

@@ -89,10 +89,15 @@ def chunks(body: bytes, cuts: list[int]) -> list[bytes]:
 
 
 def scan(
-    parts: list[bytes], also: bytes | None = None, threads: Executor | None = None, depth: int = 4
+    parts: list[bytes],
+    also: bytes | None = None,
+    threads: Executor | None = None,
+    depth: int = 4,
+    min_run: int = 0,
 ) -> list[Batch]:
-    """The scanner's batches; with `threads`, the checks run there (as in the gateway), at most `depth` behind."""
-    scanner = LogScanner(also=also, executor=threads, depth=depth)
+    """The scanner's batches; with `threads`, the checks run there (as in the gateway), at most `depth`
+    behind; a run is cut once `min_run` bytes are in (0: at every chunk, the most cuts)."""
+    scanner = LogScanner(also=also, executor=threads, depth=depth, min_run=min_run)
     batches: list[Batch] = []
     for part in parts:
         batches += scanner.feed(part)
@@ -120,9 +125,11 @@ def reference(body: bytes) -> list[tuple[int, str, int]]:
     return out
 
 
-def threads(data: st.DataObject) -> tuple[Executor | None, int]:
-    """Checks inline, or on the gateway's threads with 1 to 4 runs in flight."""
-    return data.draw(st.sampled_from([None, check_executor()])), data.draw(st.integers(1, 4))
+def threads(data: st.DataObject) -> tuple[Executor | None, int, int]:
+    """Checks inline, or on the gateway's threads with 1 to 4 runs in flight; runs cut at every chunk
+    or once 1 to 400 bytes are in."""
+    executor = data.draw(st.sampled_from([None, check_executor()]))
+    return executor, data.draw(st.integers(1, 4)), data.draw(st.sampled_from([0, 0, 1, 60, 400]))
 
 
 @FAST
@@ -436,7 +443,8 @@ def test_a_huge_line_among_shaped_ones_goes_to_the_exact_reader_and_reads_the_sa
     body = b"[" + b",".join(entries) + b"]"
     parts = [body[i : i + 65536] for i in range(0, len(body), 65536)]
     for executor in (None, check_executor()):
-        assert flatten(scan(parts, None, executor, 2)) == reference(body)
+        for min_run in (0, 200_000):
+            assert flatten(scan(parts, None, executor, 2, min_run)) == reference(body)
 
 
 def test_an_entry_that_never_closes_is_refused_within_the_readers_bound() -> None:
