@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -28,13 +29,37 @@ import anyio
 import httpx
 import ijson
 
-from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
+from adapters.woodpecker_httpx import HttpxWoodpeckerGateway, log_read, log_stream
 from adapters.woodpecker_httpx.log_read import decode
 from adapters.woodpecker_httpx.log_stream import LogArrayReader
 from domain.logs import LogWindower, is_output
 from ports.woodpecker import Credential, LogSearchRequest, LogWindowRequest
 
 OUT = Path(__file__).resolve().parent / "out" / "log_window.json"
+ROOT = Path(__file__).resolve().parents[1]
+PATTERN = "--- FAIL: |panic:"  # a failure a build would print, absent from these logs: every line is searched
+# The reader modules of an older commit (--before), loaded beside the current ones.
+BEFORE: dict[str, types.ModuleType] = {}
+
+
+def load_before(commit: str) -> None:
+    """log_stream and log_read as they were at `commit`, as modules of their own (read with git show)."""
+
+    def source(path: str) -> str:
+        shown = subprocess.run(
+            ["git", "show", f"{commit}:{path}"], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+        return shown.stdout
+
+    for name in ("log_stream", "log_read"):
+        path = f"adapters/woodpecker_httpx/{name}.py"
+        text = source(path).replace(
+            "from adapters.woodpecker_httpx.log_stream import", "from bench_before_log_stream import"
+        )
+        module = types.ModuleType(f"bench_before_{name}")
+        sys.modules[module.__name__] = module
+        exec(compile(text, f"{commit}:{path}", "exec"), module.__dict__)
+        BEFORE[name] = module
 
 
 def peak_rss_kib() -> int:
@@ -133,6 +158,35 @@ async def json_reader_tail(url: str, token: str, limit: int) -> tuple[int, list[
     return windower.total, [n for n, _ in kept]
 
 
+async def scanner_loop(url: str, token: str, limit: int, what: str) -> tuple[int, list[int]]:
+    """The gateway's loop (`aiter_bytes` into `LogScanner` into the reader) with the current reader
+    modules ("tail after") or those of --before ("tail before"); "tail", "head" or "search"."""
+    kind, when = what.split()
+    stream, read = (BEFORE["log_stream"], BEFORE["log_read"]) if when == "before" else (log_stream, log_read)
+    reader: Any
+    also = None
+    if kind == "search":
+        request = LogSearchRequest(PATTERN, context=3)
+        compiled = read.CompiledSearch(request)
+        reader, also = read.SearchReader(request, compiled), compiled.prefilter
+    else:
+        reader = read.WindowReader(LogWindowRequest(limit, "head" if kind == "head" else "tail"))
+    threads = {"executor": stream.check_executor()} if hasattr(stream, "check_executor") else {}
+    scanner = stream.LogScanner(also=also, **threads)
+    async with httpx.AsyncClient(timeout=120, trust_env=False) as client:
+        async with client.stream("GET", url, headers={"Authorization": f"Bearer {token}"}) as response:
+            async for chunk in response.aiter_bytes():
+                for batch in scanner.feed(chunk):
+                    reader.feed(batch)
+        for batch in scanner.close():
+            reader.feed(batch)
+    if kind == "search":
+        found = reader.result()
+        return found.total_lines, [m.line.number for m in found.matches]
+    window = reader.result()
+    return window.total_lines, [line.number for line in window.lines]
+
+
 async def windowed(base: str, path: str, token: str, limit: int, what: str, trace: bool) -> dict[str, Any]:
     """One timed read: "tail" or "head" (get_step_logs), "search" (search_step_logs), or "json reader" (before)."""
     async with HttpxWoodpeckerGateway(base, token=Credential(token), timeout=120, trust_env=False) as gateway:
@@ -141,12 +195,11 @@ async def windowed(base: str, path: str, token: str, limit: int, what: str, trac
         rss_before = peak_rss_kib()
         if trace:
             tracemalloc.start()
-        start = time.perf_counter()
-        if what == "search":
-            # A failure a build would print, absent from these logs: every line is searched.
-            found = await gateway.search_step_log(
-                path, LogSearchRequest("--- FAIL: |panic:", context=3), None
-            )
+        start, cpu = time.perf_counter(), time.process_time()
+        if what.endswith((" before", " after")):
+            total, numbers = await scanner_loop(base + path, token, limit, what)
+        elif what == "search":
+            found = await gateway.search_step_log(path, LogSearchRequest(PATTERN, context=3), None)
             total, numbers = found.total_lines, [m.line.number for m in found.matches]
         elif what == "json reader":
             total, numbers = await json_reader_tail(base + path, token, limit)
@@ -154,7 +207,7 @@ async def windowed(base: str, path: str, token: str, limit: int, what: str, trac
             end: Literal["head", "tail"] = "head" if what == "head" else "tail"
             window = await gateway.step_log(path, LogWindowRequest(limit, end), None)
             total, numbers = window.total_lines, [line.number for line in window.lines]
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         traced_peak = tracemalloc.get_traced_memory()[1] if trace else None
         if trace:
             tracemalloc.stop()
@@ -164,6 +217,7 @@ async def windowed(base: str, path: str, token: str, limit: int, what: str, trac
         "limit": limit,
         "tracemalloc": trace,
         "seconds": round(seconds, 3),
+        "cpu_seconds": round(cpu, 3),  # the process's CPU time, every thread's
         "total_lines": total,
         "first_line": numbers[0] if numbers else None,
         "last_line": numbers[-1] if numbers else None,
@@ -219,6 +273,8 @@ def compare_parsers(lines: int) -> list[dict[str, Any]]:
 
 
 WHAT = ("json reader", "tail", "head", "search")
+# With --before: each read through the same loop, with the older readers and with the current ones.
+BEFORE_AFTER = tuple(f"{kind} {when}" for kind in ("tail", "head", "search") for when in ("before", "after"))
 
 
 async def measure(url: str, path: str, token: str, args: argparse.Namespace, source: str) -> dict[str, Any]:
@@ -228,13 +284,17 @@ async def measure(url: str, path: str, token: str, args: argparse.Namespace, sou
     divides a read's best time by the best download time.
     """
     downloads: list[float] = []
+    download_cpu: list[float] = []
     best: dict[str, dict[str, Any]] = {}
     growth: dict[str, int | None] = {}
     size = 0
+    reads = BEFORE_AFTER if BEFORE else WHAT
     for _ in range(args.repeat):
+        cpu = time.process_time()
         size, seconds = await download_only(url + path, token)
         downloads.append(seconds)
-        for what in WHAT:
+        download_cpu.append(time.process_time() - cpu)
+        for what in reads:
             run = await windowed(url, path, token, args.limit, what, False)
             if what not in best or run["seconds"] < best[what]["seconds"]:
                 best[what] = run
@@ -248,14 +308,18 @@ async def measure(url: str, path: str, token: str, args: argparse.Namespace, sou
             "peak_rss_growth_bytes": growth[w],
             "ratio_to_download": round(best[w]["seconds"] / floor, 2),
         }
-        for w in WHAT
+        for w in reads
     ]
+    # The machine's load while this block ran (other processes share its CPUs).
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     if args.tracemalloc:
         runs.append(await windowed(url, path, token, args.limit, "tail", True))
     return {
         "source": source,
         "log_bytes": size,
         "download_only_seconds": round(floor, 3),
+        "download_cpu_seconds": round(min(download_cpu), 3),
+        "load_average": None if load is None else round(load, 2),
         "runs": runs,
     }
 
@@ -288,7 +352,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "log_lines": max(args.sizes),
         "sizes": list(args.sizes),
         "sources": sources,
-        "parsers": compare_parsers(args.parser_lines),
+        "parsers": [] if args.before else compare_parsers(args.parser_lines),
+        "before": args.before,
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
@@ -304,10 +369,11 @@ def table(result: dict[str, Any]) -> str:
     for source in result["sources"]:
         rows.append(
             f"{source.get('lines', result['log_lines']):,} lines, {source['source']}: {source['log_bytes'] / mib:.1f} MiB, "
-            f"download alone {source['download_only_seconds']:.2f} s"
+            f"download alone {source['download_only_seconds']:.2f} s ({source['download_cpu_seconds']:.2f} s CPU), "
+            f"load average {source['load_average']}"
         )
         rows.append(
-            f"  {'read':<11} {'traced':>6} {'seconds':>8} {'ratio':>6} {'lines/s':>10} {'RSS growth':>11} {'traced peak':>12}"
+            f"  {'read':<13} {'traced':>6} {'seconds':>8} {'ratio':>6} {'cpu s':>6} {'lines/s':>10} {'RSS growth':>11} {'traced peak':>12}"
         )
         for r in source["runs"]:
             rss = (
@@ -324,9 +390,10 @@ def table(result: dict[str, Any]) -> str:
             traced = "yes" if r["tracemalloc"] else "no"
             ratio = f"{r['ratio_to_download']:.2f}x" if "ratio_to_download" in r else "-"
             rows.append(
-                f"  {r['from']:<11} {traced:>6} {r['seconds']:>8.2f} {ratio:>6} {rate:>10} {rss:>11} {peak:>12}"
+                f"  {r['from']:<13} {traced:>6} {r['seconds']:>8.2f} {ratio:>6} {r['cpu_seconds']:>6.2f} {rate:>10} {rss:>11} {peak:>12}"
             )
-    rows.append("parsers (same bytes in memory, 64 KiB chunks, best of 3):")
+    if result["parsers"]:
+        rows.append("parsers (same bytes in memory, 64 KiB chunks, best of 3):")
     for p in result["parsers"]:
         rows.append(f"  {p['parser']:<36} {p['seconds']:>6.2f} s {p['mb_per_s']:>7.1f} MB/s")
     return "\n".join(rows)
@@ -348,11 +415,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tracemalloc", action="store_true", help="add a traced run (about 20x slower)")
     parser.add_argument("--parser-lines", type=int, default=200_000)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--before",
+        metavar="COMMIT",
+        help="compare the log readers of COMMIT with the current ones, alternating within each round",
+    )
     parser.add_argument("--serve-prebuilt", type=int, metavar="LINES", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_prebuilt:
         return serve_prebuilt(args.serve_prebuilt)
     args.sizes = args.lines
+    if args.before:
+        load_before(args.before)
     result = anyio.run(run, args)
     print(table(result))
     args.out.parent.mkdir(parents=True, exist_ok=True)

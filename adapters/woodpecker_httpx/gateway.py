@@ -9,7 +9,7 @@ import httpx
 
 from adapters.woodpecker_httpx.failures import serves_web_ui, too_large
 from adapters.woodpecker_httpx.log_read import BothReaders, CompiledSearch, SearchReader, WindowReader
-from adapters.woodpecker_httpx.log_stream import LogScanner, LooksLikeHtml, MalformedLog
+from adapters.woodpecker_httpx.log_stream import LogScanner, LooksLikeHtml, MalformedLog, check_executor
 from adapters.woodpecker_httpx.transport import HttpxTransport, check_declared_length, is_html_type, read_json
 from domain.woodpecker.faults import GiB, MiB, Unreadable
 from ports.woodpecker import (
@@ -151,7 +151,7 @@ class HttpxWoodpeckerGateway:
         if is_html_type(response):
             serves_web_ui()
         check_declared_length(response, self._max_log_bytes)
-        scanner = LogScanner(also=also)
+        scanner = LogScanner(also=also, executor=check_executor())
         feed = reader.feed
         received = 0
         try:

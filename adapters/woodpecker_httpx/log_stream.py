@@ -3,7 +3,9 @@
 import codecs
 import json
 import re
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 import re2
@@ -161,6 +163,8 @@ _DATA = re.compile(rb',"data":"([^"]*)"')
 # Past this many bytes without an entry boundary the run is handed to the exact reader, which
 # has its own bound; a fixed-shape entry is a few hundred bytes.
 _MAX_RUN = 1024 * 1024
+_MAX_QUEUED = 1024 * 1024  # bytes of runs waiting for their check on another thread
+_MIN_RUN = 192 * 1024  # bytes gathered before a run is cut: a few network chunks
 
 
 Checker = Callable[[bytes], tuple[int, bool] | None]
@@ -266,11 +270,14 @@ class FixedBatch(Batch):
         if not self.width:
             lines = self.lines()
             return min(lines), max(lines)
-        # Without an int per entry: numbers of one width (no leading zeros, as the shape check
-        # made sure) compare as their digits do.
-        digits = _LINE.findall(self.raw)
-        self._count = len(digits)
-        return int(min(digits)), int(max(digits))
+        # Without an int per entry, nor a regex: the shape check made sure `,"line":` opens every
+        # entry's line number and nothing else, and that every number has `width` digits without
+        # leading zeros. So each piece after a split starts with its entry's number, and pieces
+        # compare (as bytes, in C) as their numbers do.
+        pieces = self.raw.split(b',"line":')
+        del pieces[0]
+        self._count = len(pieces)
+        return int(min(pieces)[: self.width]), int(max(pieces)[: self.width])
 
     def datas(self) -> list[Any]:
         if self._datas is None:
@@ -315,6 +322,18 @@ class ParsedBatch(Batch):
         return self._times
 
 
+_executor: ThreadPoolExecutor | None = None
+
+
+def check_executor() -> Executor:
+    """The threads that run the scanners' shape checks (RE2 lets go of the GIL while it matches):
+    two, as checks are CPU work and more threads than cores only queue."""
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="log-check")
+    return _executor
+
+
 class LogScanner:
     """Feed it the log's bytes in chunks; it returns batches of output entries as runs of them complete.
 
@@ -323,22 +342,56 @@ class LogScanner:
     reads). A run that fails the check is parsed as JSON on its own; when that fails too (the
     cut fell inside a string, odd spacing, `null`, a web page), everything from that run on
     goes through `LogArrayReader`, so the answer is always what the exact parser would give.
+
+    With an `executor`, each run's check (one RE2 pass, which lets go of the GIL) runs on
+    another thread while this one reads on; batches still come out in the order of the log,
+    at most `depth` runs behind it.
     """
 
-    def __init__(self, max_pending: int = 8 * 1024 * 1024, also: bytes | None = None) -> None:
+    def __init__(
+        self,
+        max_pending: int = 8 * 1024 * 1024,
+        also: bytes | None = None,
+        executor: Executor | None = None,
+        depth: int = 4,
+        min_run: int = _MIN_RUN,
+    ) -> None:
         """`also`: an RE2 pattern looked for in each fixed-shape run's raw bytes in the same pass
-        (`FixedBatch.also`), e.g. the base64 forms of a search's literals."""
+        (`FixedBatch.also`), e.g. the base64 forms of a search's literals. `min_run`: bytes
+        gathered before a run is cut (tests make it small to cut many runs)."""
         self._buf = b""
         self._state = "start"  # start -> runs -> done, or exact (LogArrayReader from here on)
         self._exact: LogArrayReader | None = None
         self._max_pending = max_pending
         self._check = _checker(also)
         self._also = also
+        self._executor = executor
+        self._depth = max(1, depth)
+        self._min_run = min_run
+        # Runs cut but not yet turned into batches, in log order: (run, its check or its future, last);
+        # at most `depth` of them and about _MAX_QUEUED bytes (a hostile log's long runs wait their turn).
+        self._queue: deque[tuple[bytes, Any, bool]] = deque()
+        self._queued = 0
+        self._more: list[bytes] = []  # chunks after self._buf, not yet joined to it
+        self._size = 0  # bytes in self._buf and self._more
+
+    def _take(self) -> bytes:
+        """Every byte not yet cut into a run, as one bytes (also kept as `self._buf`)."""
+        if self._more:
+            self._buf = b"".join([self._buf, *self._more])
+            self._more.clear()
+        return self._buf
 
     def feed(self, chunk: bytes) -> list[Batch]:
         if self._exact is not None:
             return self._parsed(self._exact.feed(chunk))
-        buf = self._buf + chunk if self._buf else chunk
+        if self._state == "runs":
+            # Chunks wait until they make a run worth a check of its own (fewer hand-overs, one copy).
+            self._more.append(chunk)
+            self._size += len(chunk)
+            if self._size < self._min_run:
+                return self._drain(final=False)
+        buf = self._take() if self._state == "runs" else self._buf + chunk
         if self._state == "start":
             stripped = buf.lstrip()
             if not stripped:
@@ -355,17 +408,19 @@ class LogScanner:
             self._state = "runs"
         cut = buf.rfind(b"},{")
         if cut < 0:
+            self._buf, self._size = buf, len(buf)
             if len(buf) > _MAX_RUN:
-                return self._to_exact(b"[" + buf)
-            self._buf = buf
-            return []
+                return self._give_up()
+            return self._drain(final=False)
         self._buf = buf[cut + 2 :]
-        return self._run(buf[: cut + 1])
+        self._size = len(self._buf)
+        self._submit(buf[: cut + 1], last=False)
+        return self._drain(final=False)
 
     def close(self) -> list[Batch]:
         if self._exact is not None:
             return self._parsed(self._exact.close())
-        buf, self._buf = self._buf, b""
+        buf, self._buf = self._take(), b""
         if self._state == "start":
             if buf.strip() in (b"", b"["):
                 if buf.strip() == b"[":
@@ -377,29 +432,68 @@ class LogScanner:
             return self._trailing(buf)
         body = buf.rstrip()
         if not body.endswith(b"]"):
-            out = self._to_exact(b"[" + buf)
-            return out + self.close()
-        out = self._run(body[:-1].rstrip(), last=True)
+            self._buf = buf
+            return self._give_up() + self.close()
+        self._submit(body[:-1].rstrip(), last=True)
+        out = self._drain(final=True)
         if self._exact is not None:
             return out + self.close()
         self._state = "done"
         return out
 
-    def _run(self, run: bytes, *, last: bool = False) -> list[Batch]:
-        """One run of entries; what follows it (after a comma, unless `last`) is in `self._buf`."""
-        checked = self._check(run)
+    def _submit(self, run: bytes, *, last: bool) -> None:
+        checked: Any = (
+            self._executor.submit(self._check, run) if self._executor is not None else self._check(run)
+        )
+        self._queue.append((run, checked, last))
+        self._queued += len(run)
+
+    def _drain(self, *, final: bool) -> list[Batch]:
+        """Batches of the runs whose check is done, in order; waits for the oldest when too many are
+        queued, or for all of them when `final`."""
+        out: list[Batch] = []
+        queue = self._queue
+        while queue and self._exact is None:
+            run, checked, last = queue[0]
+            if isinstance(checked, Future):
+                full = len(queue) > self._depth or self._queued > _MAX_QUEUED
+                if not (final or full or checked.done()):
+                    break
+                checked = checked.result()
+            queue.popleft()
+            self._queued -= len(run)
+            out += self._run(run, checked, last=last)
+        return out
+
+    def _give_up(self) -> list[Batch]:
+        """The queued runs as batches, then the exact reader from `self._buf` on (unless a queued
+        run already handed it everything from there)."""
+        out = self._drain(final=True)
+        return out if self._exact is not None else out + self._to_exact(b"[" + self._take())
+
+    def _run(self, run: bytes, checked: tuple[int, bool] | None, *, last: bool) -> list[Batch]:
+        """One run of entries; what follows it (after a comma, unless `last`) is queued or in `self._buf`."""
         if checked is not None:
             width, also = checked
             return [FixedBatch(run, width, also if self._also is not None else None)]
         try:
             entries = json.loads(b"[" + run + b"]")
         except ValueError:  # also UnicodeDecodeError
-            return self._to_exact(b"[" + run + (b"]" if last else b"," + self._buf))
+            # The exact reader takes over from this run: the runs queued after it, then the buffer.
+            rest = [r for r, _, _ in self._queue]
+            closes = last or (bool(self._queue) and self._queue[-1][2])
+            for _, pending, _ in self._queue:
+                if isinstance(pending, Future):
+                    pending.cancel()
+            self._queue.clear()
+            self._queued = 0
+            body = b",".join([run, *rest])
+            return self._to_exact(b"[" + body + (b"]" if closes else b"," + self._take()))
         return [ParsedBatch(entries)]
 
     def _to_exact(self, pending: bytes) -> list[Batch]:
         self._exact = LogArrayReader(self._max_pending)
-        self._buf = b""
+        self._buf, self._more, self._size = b"", [], 0
         return self._parsed(self._exact.feed(pending))
 
     def _trailing(self, buf: bytes) -> list[Batch]:

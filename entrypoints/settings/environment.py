@@ -105,6 +105,7 @@ def read_settings(
         _raw(environ, DENY_VARIABLE),
         _raw(environ, TOOLSETS_VARIABLE),
         read_only=settings.read_only if settings is not None else False,
+        wait=(_raw(environ, "WOODPECKER_MCP_WAIT_SECONDS"), _raw(environ, "WOODPECKER_MCP_WAIT_MAX_SECONDS")),
     )
     errors.extend(selected.errors)
     if errors or settings is None or selected.tools is None:

@@ -1,5 +1,6 @@
 """Which tools are registered and what their text carries: WOODPECKER_READ_ONLY, WOODPECKER_ALLOW_TOOLS,
-WOODPECKER_DENY_TOOLS, WOODPECKER_TOOLSETS and WOODPECKER_MCP_TEXT."""
+WOODPECKER_DENY_TOOLS, WOODPECKER_TOOLSETS, WOODPECKER_MCP_TEXT, and wait_for_pipeline's window
+(WOODPECKER_MCP_WAIT_SECONDS, WOODPECKER_MCP_WAIT_MAX_SECONDS)."""
 
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
@@ -11,7 +12,9 @@ from domain.tool_filter import select_tools
 from domain.tools import Catalogue
 from domain.toolsets import TOOLSETS_VARIABLE
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.catalogue.pipelines import with_wait_window
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
+from domain.woodpecker.waiting import parse_windows
 from entrypoints.settings.values import exact_flag
 from entrypoints.settings.variables import line
 
@@ -33,7 +36,14 @@ class Selected:
     errors: list[str] = field(default_factory=list)
 
 
-def select(allow: str | None, deny: str | None, toolsets: str | None, *, read_only: bool) -> Selected:
+def select(
+    allow: str | None,
+    deny: str | None,
+    toolsets: str | None,
+    *,
+    read_only: bool,
+    wait: tuple[str | None, str | None] = (None, None),
+) -> Selected:
     """Toolsets narrow what the allow, deny and read-only settings left: a tool is registered
     only if every one of them keeps it. Every variable is checked, so one start reports them all."""
     found = Selected()
@@ -46,9 +56,13 @@ def select(allow: str | None, deny: str | None, toolsets: str | None, *, read_on
         names = WOODPECKER_TOOLSETS.parse(toolsets, TOOLSETS_VARIABLE)
     except ConfigError as e:
         found.errors.append(line(str(e)))
+    try:
+        window = parse_windows(*wait)
+    except ConfigError as e:
+        found.errors.append(line(str(e)))
     if found.errors or selection is None:
         return found
-    found.tools = WOODPECKER_TOOLSETS.select(names, selection.catalogue)
+    found.tools = with_wait_window(WOODPECKER_TOOLSETS.select(names, selection.catalogue), *window)
     found.warnings.extend(line(w) for w in selection.warnings)
     if len(found.tools) == 0 and len(selection.catalogue) > 0:
         found.warnings.append(line(f"{TOOLSETS_VARIABLE} leaves no tools: the server will list none"))

@@ -2,6 +2,7 @@
 for the unknown-variable warning and for the docs test. Adding a setting starts with a row here."""
 
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
+from domain.woodpecker.waiting import DEFAULT_WINDOW, LONGEST_CEILING, MAX_WINDOW
 
 PROGRAM = "woodpecker-ci-mcp"
 # The name on the package index (pyproject.toml), whose metadata holds the version.
@@ -34,6 +35,16 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "WOODPECKER_MCP_TEXT",
         "full",
         "`summary`: result text is the summary line only (for clients that read structuredContent)",
+    ),
+    (
+        "WOODPECKER_MCP_WAIT_SECONDS",
+        str(DEFAULT_WINDOW),
+        "wait_for_pipeline's window when a call names none (1 to the ceiling)",
+    ),
+    (
+        "WOODPECKER_MCP_WAIT_MAX_SECONDS",
+        str(MAX_WINDOW),
+        f"the longest window a call may ask for (at most {LONGEST_CEILING}); keep it under clients' timeout",
     ),
     ("WOODPECKER_MCP_SEAL_KEYS", "random", "comma list of base64 keys (>= 32 bytes); first seals, all open"),
     ("WOODPECKER_MCP_AUDIT_FILE", "stderr", "append the audit trail (JSON lines) to this file"),

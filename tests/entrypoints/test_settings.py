@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from domain.arguments import ArgumentError, input_schema
+from domain.arguments import validate as validate_arguments
 from domain.config import ELICITATION_OFF_LINE
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from entrypoints.settings import (
     KNOWN_VARIABLES,
     StartupError,
@@ -389,3 +392,68 @@ def test_a_text_mode_other_than_full_or_summary_is_refused_naming_both(raw: str)
     text = refusal({"WOODPECKER_MCP_TEXT": raw})
     assert "WOODPECKER_MCP_TEXT" in text and "full" in text and "summary" in text
     assert CANARY not in text
+
+
+# --------------------------------------------------------------------- wait_for_pipeline's window
+
+
+def wait_schema(environ: dict[str, str]) -> dict[str, object]:
+    tool = read_settings(environ).tools.get("wait_for_pipeline")
+    return input_schema(tool)["properties"]["timeout_seconds"]
+
+
+def test_the_wait_window_defaults_to_45_seconds_at_most_55_and_leaves_the_catalogue_alone() -> None:
+    assert read_settings({}).tools == WOODPECKER_TOOLS
+    assert (wait_schema({})["default"], wait_schema({})["maximum"]) == (45, 55)
+
+
+@pytest.mark.parametrize(
+    ("environ", "default", "ceiling"),
+    [
+        ({"WOODPECKER_MCP_WAIT_SECONDS": "30"}, 30, 55),
+        ({"WOODPECKER_MCP_WAIT_SECONDS": " 120 "}, 120, 120),  # alone above 55: the ceiling follows
+        ({"WOODPECKER_MCP_WAIT_MAX_SECONDS": "25"}, 25, 25),  # alone below 45: the default follows
+        ({"WOODPECKER_MCP_WAIT_MAX_SECONDS": "240"}, 45, 240),
+        ({"WOODPECKER_MCP_WAIT_SECONDS": "90", "WOODPECKER_MCP_WAIT_MAX_SECONDS": "240"}, 90, 240),
+        ({"WOODPECKER_MCP_WAIT_SECONDS": "", "WOODPECKER_MCP_WAIT_MAX_SECONDS": ""}, 45, 55),
+    ],
+)
+def test_the_wait_window_moves_the_listed_schema_and_what_validation_accepts(
+    environ: dict[str, str], default: int, ceiling: int
+) -> None:
+    schema = wait_schema(environ)
+    assert (schema["default"], schema["maximum"]) == (default, ceiling)
+    tool = read_settings(environ).tools.get("wait_for_pipeline")
+    assert validate_arguments(tool, {"repo_id": 1, "number": 2})["timeout_seconds"] == default
+    assert validate_arguments(tool, {"repo_id": 1, "number": 2, "timeout_seconds": ceiling})
+    with pytest.raises(ArgumentError):
+        validate_arguments(tool, {"repo_id": 1, "number": 2, "timeout_seconds": ceiling + 1})
+    assert str(ceiling) in tool.params[-1].description
+    # Every other tool is the catalogue's own.
+    others = [t for t in read_settings(environ).tools if t.name != "wait_for_pipeline"]
+    assert others == [t for t in WOODPECKER_TOOLS if t.name != "wait_for_pipeline"]
+
+
+@pytest.mark.parametrize(
+    ("environ", "named"),
+    [
+        ({"WOODPECKER_MCP_WAIT_SECONDS": "45s"}, "WOODPECKER_MCP_WAIT_SECONDS"),
+        ({"WOODPECKER_MCP_WAIT_SECONDS": "0"}, "WOODPECKER_MCP_WAIT_SECONDS"),
+        ({"WOODPECKER_MCP_WAIT_SECONDS": "-5"}, "WOODPECKER_MCP_WAIT_SECONDS"),
+        ({"WOODPECKER_MCP_WAIT_SECONDS": "4.5"}, "WOODPECKER_MCP_WAIT_SECONDS"),
+        ({"WOODPECKER_MCP_WAIT_SECONDS": "601"}, "WOODPECKER_MCP_WAIT_SECONDS"),
+        ({"WOODPECKER_MCP_WAIT_SECONDS": "٤٥"}, "WOODPECKER_MCP_WAIT_SECONDS"),  # digits, but not ASCII
+        ({"WOODPECKER_MCP_WAIT_MAX_SECONDS": "601"}, "WOODPECKER_MCP_WAIT_MAX_SECONDS"),
+        ({"WOODPECKER_MCP_WAIT_MAX_SECONDS": f"1{CANARY}"}, "WOODPECKER_MCP_WAIT_MAX_SECONDS"),
+    ],
+)
+def test_the_wait_window_must_be_whole_seconds_in_range(environ: dict[str, str], named: str) -> None:
+    text = refusal(environ)
+    assert named in text and "whole number of seconds" in text
+    assert CANARY not in text
+
+
+def test_the_wait_window_may_not_exceed_a_ceiling_that_is_set_too() -> None:
+    text = refusal({"WOODPECKER_MCP_WAIT_SECONDS": "90", "WOODPECKER_MCP_WAIT_MAX_SECONDS": "60"})
+    assert "WOODPECKER_MCP_WAIT_SECONDS" in text and "WOODPECKER_MCP_WAIT_MAX_SECONDS" in text
+    assert "lower the first or raise the second" in text

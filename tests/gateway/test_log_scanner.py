@@ -2,6 +2,7 @@
 
 import base64
 import json
+from concurrent.futures import Executor
 from typing import Any, Literal
 
 import pytest
@@ -16,7 +17,14 @@ from adapters.woodpecker_httpx.log_read import (
     base64_cores,
     decode,
 )
-from adapters.woodpecker_httpx.log_stream import Batch, FixedBatch, LogArrayReader, LogScanner, MalformedLog
+from adapters.woodpecker_httpx.log_stream import (
+    Batch,
+    FixedBatch,
+    LogArrayReader,
+    LogScanner,
+    MalformedLog,
+    check_executor,
+)
 from domain.logs import LogWindower, is_output
 from ports.woodpecker import LogSearchRequest, LogWindowRequest
 from tests.gateway.test_log_stream import MALFORMED
@@ -80,8 +88,16 @@ def chunks(body: bytes, cuts: list[int]) -> list[bytes]:
     return [*out, body[start:]]
 
 
-def scan(parts: list[bytes], also: bytes | None = None) -> list[Batch]:
-    scanner = LogScanner(also=also)
+def scan(
+    parts: list[bytes],
+    also: bytes | None = None,
+    threads: Executor | None = None,
+    depth: int = 4,
+    min_run: int = 0,
+) -> list[Batch]:
+    """The scanner's batches; with `threads`, the checks run there (as in the gateway), at most `depth`
+    behind; a run is cut once `min_run` bytes are in (0: at every chunk, the most cuts)."""
+    scanner = LogScanner(also=also, executor=threads, depth=depth, min_run=min_run)
     batches: list[Batch] = []
     for part in parts:
         batches += scanner.feed(part)
@@ -109,12 +125,19 @@ def reference(body: bytes) -> list[tuple[int, str, int]]:
     return out
 
 
+def threads(data: st.DataObject) -> tuple[Executor | None, int, int]:
+    """Checks inline, or on the gateway's threads with 1 to 4 runs in flight; runs cut at every chunk
+    or once 1 to 400 bytes are in."""
+    executor = data.draw(st.sampled_from([None, check_executor()]))
+    return executor, data.draw(st.integers(1, 4)), data.draw(st.sampled_from([0, 0, 1, 60, 400]))
+
+
 @FAST
 @given(logs(), st.data())
 def test_the_byte_scanner_and_the_json_parser_read_the_same_lines(log: Any, data: st.DataObject) -> None:
     _, body = log
     cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=8))
-    assert flatten(scan(chunks(body, cuts))) == reference(body)
+    assert flatten(scan(chunks(body, cuts), None, *threads(data))) == reference(body)
 
 
 def test_go_shaped_entries_take_the_byte_level_path() -> None:
@@ -210,7 +233,7 @@ def test_the_window_is_what_the_windower_keeps_line_by_line(
     expected = [(n, text, time) for n, (text, time) in windower.window()]
     reader = WindowReader(request)
     cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=6))
-    for batch in scan(chunks(body, cuts)):
+    for batch in scan(chunks(body, cuts), None, *threads(data)):
         reader.feed(batch)
     window = reader.result()
     assert [(line.number, line.text, line.time) for line in window.lines] == expected
@@ -288,7 +311,7 @@ def test_the_search_agrees_with_searching_each_decoded_line(
     cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=6))
     # The scanner looks for the literals' base64 in its one pass (as the gateway has it), or not.
     also = compiled.prefilter if data.draw(st.booleans()) else None
-    for batch in scan(chunks(body, cuts), also):
+    for batch in scan(chunks(body, cuts), also, *threads(data)):
         reader.feed(batch)
     result = reader.result()
 
@@ -335,3 +358,100 @@ def test_only_case_sensitive_alternations_of_literals_of_three_bytes_have_cores(
         ("é", False),
     ):
         assert base64_cores(pattern, ignore_case) is None, pattern
+
+
+# --------------------------------------------------------------------------------- hostile and edge shapes
+
+
+def go_entry(i: int, line: int, text: bytes = b"ok") -> bytes:
+    data = base64.b64encode(text).decode()
+    return f'{{"id":{i},"step_id":7,"time":{i // 3},"line":{line},"data":"{data}","type":0}}'.encode()
+
+
+@FAST
+@given(
+    st.lists(st.integers(0, 10**7), min_size=1, max_size=80),
+    st.integers(1, 200),
+    st.data(),
+)
+def test_a_runs_bounds_and_count_are_its_lowest_and_highest_line_whatever_the_widths_and_chunks(
+    lines: list[int], size: int, data: st.DataObject
+) -> None:
+    # Entries straddle chunk boundaries of every size; line numbers of one or many widths, in or out of order.
+    body = b"[" + b",".join(go_entry(i, n) for i, n in enumerate(lines)) + b"]"
+    parts = [body[i : i + size] for i in range(0, len(body), size)]
+    batches = scan(parts, None, *threads(data))
+    assert all(isinstance(b, FixedBatch) for b in batches)
+    for batch in batches:
+        assert isinstance(batch, FixedBatch)
+        exact = FixedBatch(batch.raw).lines()  # the regex path, one int per entry
+        assert batch.bounds() == (min(exact), max(exact))
+        assert batch.count == len(exact)
+    assert [n for b in batches for n in b.lines()] == lines
+
+
+NEAR_MISSES = [
+    b'{"id":1,"step_id":7,"time":0,"line":007,"data":"b2s=","type":0}',  # leading zeros: not JSON
+    b'{"id":1,"step_id":7,"time":0,"line":-0,"data":"b2s=","type":0}',
+    b'{"id":1,"step_id":7,"time":0,"line":1e3,"data":"b2s=","type":0}',  # a float line: refused
+    b'{"id":1,"step_id":7,"time":0,"line":99999999999999999999999,"data":"b2s=","type":0}',
+    b'{"id":1,"step_id":7,"time":0,"line":5,"line":6,"data":"b2s=","type":0}',  # the last one counts
+    b'{"id":1,"step_id":7,"time":0,"Line":5,"data":"b2s=","type":0}',
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"b2s=","type":3}',  # metadata: not a line
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"b2s=","type":30}',
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"b=2s","type":0}',  # padding inside
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"b2s","type":0}',  # unpadded
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"\\u0062","type":0}',
+    b'{"id":1,"step_id":7,"time":0,"line": 5,"data":"b2s=","type":0}',
+    b'{"id":1,"step_id":7,"time":0.5,"line":5,"data":"b2s=","type":0}',
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"b2s=","type":0,"x":"},{"}',
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"b2s=","type":0}}',
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"b2s=","type":0',
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"b2s=","type":0},',
+    b'{"id":1,"step_id":7,"time":0,"line":5,"data":"b2s=","type":\xff}',
+]
+
+
+def outcome(run: Any) -> Any:
+    try:
+        return run()
+    except MalformedLog:
+        return "refused"
+
+
+@FAST
+@given(st.sampled_from(NEAR_MISSES), st.integers(0, 40), st.integers(0, 40), st.integers(1, 300), st.data())
+def test_bytes_that_almost_have_the_shape_read_as_the_parser_reads_them(
+    odd: bytes, before: int, after: int, size: int, data: st.DataObject
+) -> None:
+    # One entry that looks like Go's but is not, among many that are: the scanner answers what the
+    # parser answers (the same lines, or the same refusal), wherever the chunks are cut.
+    entries = (
+        [go_entry(i, i) for i in range(before)]
+        + [odd]
+        + [go_entry(i, i) for i in range(before, before + after)]
+    )
+    body = b"[" + b",".join(entries) + b"]"
+    parts = [body[i : i + size] for i in range(0, len(body), size)]
+    assert outcome(lambda: flatten(scan(parts, None, *threads(data)))) == outcome(lambda: reference(body))
+
+
+def test_a_huge_line_among_shaped_ones_goes_to_the_exact_reader_and_reads_the_same() -> None:
+    # Past _MAX_RUN bytes without an entry boundary the run goes to the exact reader, queued runs first.
+    huge = go_entry(5, 5, b"x" * 1_500_000)
+    entries = [go_entry(i, i) for i in range(5)] + [huge] + [go_entry(i, i) for i in range(6, 40)]
+    body = b"[" + b",".join(entries) + b"]"
+    parts = [body[i : i + 65536] for i in range(0, len(body), 65536)]
+    for executor in (None, check_executor()):
+        for min_run in (0, 200_000):
+            assert flatten(scan(parts, None, executor, 2, min_run)) == reference(body)
+
+
+def test_an_entry_that_never_closes_is_refused_within_the_readers_bound() -> None:
+    body = b'[{"id":1,"step_id":7,"time":0,"line":5,"data":"' + b"QUFB" * 3_000_000
+    parts = [body[i : i + 65536] for i in range(0, len(body), 65536)]
+    scanner = LogScanner(executor=check_executor())
+    with pytest.raises(MalformedLog):
+        for part in parts:
+            scanner.feed(part)
+        scanner.close()

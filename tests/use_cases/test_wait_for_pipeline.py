@@ -9,7 +9,9 @@ import anyio
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.tools import Catalogue
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.catalogue.pipelines import with_wait_window
 from domain.woodpecker.results import output_schema
 from domain.woodpecker.waiting import FINISHED_STATES, MAX_POLL, MAX_WINDOW, next_pause, poll_delay
 from ports.use_cases.tools import ToolRunner
@@ -54,9 +56,13 @@ class Recorder:
 
 
 async def wait(
-    clock: FakeClock, gateway: TimedWoodpecker, progress: Recorder | None = None, **args: Any
+    clock: FakeClock,
+    gateway: TimedWoodpecker,
+    progress: Recorder | None = None,
+    tools: Catalogue = WOODPECKER_TOOLS,
+    **args: Any,
 ) -> dict[str, Any]:
-    runner = ToolRunner(WOODPECKER_TOOLS, gateway, token_configured=True, clock=clock)
+    runner = ToolRunner(tools, gateway, token_configured=True, clock=clock)
     result = await runner.run("wait_for_pipeline", {"repo_id": 6, "number": 3, **args}, None, progress)
     assert not result.is_error, result.text
     return {**result.structured, "_text": result.text}
@@ -115,6 +121,17 @@ async def test_a_pipeline_still_running_at_the_end_of_the_window_is_no_error() -
     assert (out["finished"], out["status"], out["waited_seconds"]) == (False, "running", 10.0)
     assert "has not finished" in out["_text"] and "wait_for_pipeline again" in out["_text"]
     assert "failed_steps" not in out
+
+
+async def test_a_call_without_timeout_seconds_waits_the_window_the_operator_configured() -> None:
+    # WOODPECKER_MCP_WAIT_SECONDS=20, WOODPECKER_MCP_WAIT_MAX_SECONDS=120 (entrypoints/settings.py).
+    tools = with_wait_window(WOODPECKER_TOOLS, 20, 120)
+    clock = FakeClock(START)
+    out = await wait(clock, TimedWoodpecker(clock, [0.0], finish_at=None), tools=tools)
+    assert (out["finished"], out["waited_seconds"]) == (False, 20.0)
+    clock = FakeClock(START)
+    out = await wait(clock, TimedWoodpecker(clock, [0.0], finish_at=None), tools=tools, timeout_seconds=120)
+    assert (out["finished"], out["waited_seconds"]) == (False, 120.0)
 
 
 async def test_a_finished_or_blocked_pipeline_answers_at_once() -> None:

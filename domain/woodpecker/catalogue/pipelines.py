@@ -1,9 +1,10 @@
 """Pipelines: listing, reading (config, metadata, why it failed), triggering, restarting, cancelling, approving and deleting them."""
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from domain.tools import Arg, Endpoint, GuardRule, Is, Param, ToolSpec
+from domain.tools import Arg, Catalogue, Endpoint, GuardRule, Is, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, One, Waited
 from domain.woodpecker.asking import Ask, because
@@ -26,6 +27,39 @@ from domain.woodpecker.catalogue.common import (
 from domain.woodpecker.plans import FailureSummary, Resolve, WaitForPipeline
 from domain.woodpecker.requests import Request, pipeline, segment
 from domain.woodpecker.waiting import DEFAULT_WINDOW, MAX_WINDOW
+
+
+def wait_window(default: int, ceiling: int) -> Param:
+    """wait_for_pipeline's `timeout_seconds`: `default` when a call names none, at most `ceiling`."""
+    why = (
+        "under most clients' one-minute timeout"
+        if ceiling == MAX_WINDOW
+        else "as this server's operator set it for its clients"
+    )
+    return Param(
+        "timeout_seconds",
+        "integer",
+        False,
+        f"Longest wait in seconds; answers as soon as the pipeline finishes. At most {ceiling}, {why}.",
+        constraints={"minimum": 1, "maximum": ceiling, "default": default},
+    )
+
+
+def with_wait_window(catalogue: Catalogue, default: int, ceiling: int) -> Catalogue:
+    """The catalogue with wait_for_pipeline's window as the operator configured it (the same catalogue
+    for the defaults); validation, the listed schema and the use case all read it from there."""
+    if (default, ceiling) == (DEFAULT_WINDOW, MAX_WINDOW) or "wait_for_pipeline" not in catalogue:
+        return catalogue
+    window = wait_window(default, ceiling)
+
+    def adjusted(tool: ToolSpec) -> ToolSpec:
+        if tool.name != "wait_for_pipeline":
+            return tool
+        params = tuple(window if p.name == window.name else p for p in tool.params)
+        return dataclasses.replace(tool, params=params)
+
+    return Catalogue(tuple(map(adjusted, catalogue)))
+
 
 # git's ref rules (git check-ref-format) for a branch that Woodpecker builds from.
 _GIT_BRANCH_RULES: Mapping[str, Any] = {
@@ -530,14 +564,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         params=(
             REPO_ID,
             NUMBER,
-            Param(
-                "timeout_seconds",
-                "integer",
-                False,
-                "Longest wait in seconds; answers as soon as the pipeline finishes. At most "
-                f"{MAX_WINDOW}, under most clients' one-minute timeout.",
-                constraints={"minimum": 1, "maximum": MAX_WINDOW, "default": DEFAULT_WINDOW},
-            ),
+            wait_window(DEFAULT_WINDOW, MAX_WINDOW),
         ),
         endpoints=(Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),),
         notes=(
