@@ -9,7 +9,6 @@ header itself is removed, so nothing further in can log or echo it.
 import hashlib
 import hmac
 import json
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -18,6 +17,7 @@ from typing import Literal
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from domain.parsing.tokens import b64token, bearer_of
 from ports.woodpecker import Credential
 
 PRINCIPAL_KEY = "woodpecker_mcp.principal"
@@ -28,8 +28,6 @@ LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 AuthMode = Literal["shared", "per-client"]
 Verifier = Callable[[Credential], Awaitable[bool]]
 
-# RFC 6750 b64token; anything else cannot be a bearer and is refused without further work.
-_BEARER = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 _MAX_BEARER_CHARS = 4096
 _MIN_SHARED_SECRET_CHARS = 16
 
@@ -255,14 +253,8 @@ class BearerAuthMiddleware:
         if not values:
             await self._unauthorized(send, invalid=False)
             return
-        scheme, _, bearer = values[0].partition(" ")
-        bearer = bearer.strip()
-        if (
-            len(values) != 1
-            or scheme.lower() != "bearer"
-            or len(bearer) > _MAX_BEARER_CHARS
-            or not _BEARER.fullmatch(bearer)
-        ):
+        bearer = bearer_of(values)
+        if bearer is None or len(bearer) > _MAX_BEARER_CHARS or not b64token(bearer):
             await self._unauthorized(send, invalid=True)
             return
         principal = principal_of(bearer, self._principal_key)

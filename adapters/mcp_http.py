@@ -195,6 +195,34 @@ def sdk_origin_patterns(patterns: Sequence[str]) -> list[str]:
     return out
 
 
+def _session_manager(
+    server: Server[Any],
+    json_response: bool,
+    allowed_hosts: Sequence[str],
+    allowed_origins: Sequence[str],
+    max_body_bytes: int,
+    session_idle_seconds: float | None,
+    max_sessions: int,
+) -> StreamableHTTPSessionManager:
+    return StreamableHTTPSessionManager(
+        app=server,
+        # Stateful on purpose: a 2025-11-25 dialog needs the session's back-channel. The
+        # 2026-07-28 leg is sessionless whatever this says.
+        stateless=False,
+        json_response=json_response,
+        security_settings=TransportSecuritySettings(
+            # "*" can only come from an operator who put their own gate in front (ours, or a
+            # proxy's). The SDK's check knows no wildcard, so it steps aside and that gate decides.
+            enable_dns_rebinding_protection="*" not in allowed_hosts and "*" not in allowed_origins,
+            allowed_hosts=sdk_host_patterns(allowed_hosts),
+            allowed_origins=sdk_origin_patterns(allowed_origins),
+        ),
+        max_request_body_size=max_body_bytes,
+        session_idle_timeout=session_idle_seconds,
+        max_sessions=max_sessions,
+    )
+
+
 def build_http_app(
     server: Server[Any],
     *,
@@ -218,22 +246,14 @@ def build_http_app(
     """
 
     def manager(json_response: bool) -> StreamableHTTPSessionManager:
-        return StreamableHTTPSessionManager(
-            app=server,
-            # Stateful on purpose: a 2025-11-25 dialog needs the session's back-channel. The
-            # 2026-07-28 leg is sessionless whatever this says.
-            stateless=False,
-            json_response=json_response,
-            security_settings=TransportSecuritySettings(
-                # "*" can only come from an operator who put their own gate in front (ours, or a
-                # proxy's). The SDK's check knows no wildcard, so it steps aside and that gate decides.
-                enable_dns_rebinding_protection="*" not in allowed_hosts and "*" not in allowed_origins,
-                allowed_hosts=sdk_host_patterns(allowed_hosts),
-                allowed_origins=sdk_origin_patterns(allowed_origins),
-            ),
-            max_request_body_size=max_body_bytes,
-            session_idle_timeout=session_idle_seconds,
-            max_sessions=max_sessions,
+        return _session_manager(
+            server,
+            json_response,
+            allowed_hosts,
+            allowed_origins,
+            max_body_bytes,
+            session_idle_seconds,
+            max_sessions,
         )
 
     # Two managers of the same server: SSE answers only where a question may be pushed.

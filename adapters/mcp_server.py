@@ -457,35 +457,48 @@ async def link_first(
     return _link_result(offer, now, "This sign-in is not linked to a Woodpecker token yet.")
 
 
-def build_server(app: McpApplication) -> Server[Any]:
-    """The low-level SDK server with all of `app.catalogue`'s tools, served through `app.guarded`."""
-    tools = [tool_definition(spec) for spec in app.catalogue]
-    if app.linking is not None:
-        tools += ACCOUNT_TOOLS
-    schemas = {t.name: t.input_schema for t in tools}
-    catalogue_names = {spec.name for spec in app.catalogue}
-    admin_tools = admin_only(app.catalogue)
+_INTERNAL_ERROR = ToolResult(
+    structured={"error": "internal error"},
+    text="The tool failed inside this server; nothing more is known. See the server log.",
+    is_error=True,
+)
+
+
+class _ToolHandlers:
+    """tools/list and tools/call: the catalogue's tools (and the account tools in OAuth mode), as the caller may see them."""
+
+    def __init__(self, app: McpApplication) -> None:
+        self.app = app
+        self.tools = [tool_definition(spec) for spec in app.catalogue]
+        if app.linking is not None:
+            self.tools += ACCOUNT_TOOLS
+        self.schemas = {t.name: t.input_schema for t in self.tools}
+        self.admin_tools = admin_only(app.catalogue)
+        self._needs_token = {spec.name for spec in app.catalogue} - NO_TOKEN_TOOLS
 
     async def list_tools(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        listed = await caller_tools(ctx, app, admin_tools)
-        if listed is None and app.roles is None:
-            return types.ListToolsResult(tools=tools)
+        listed = await caller_tools(ctx, self.app, self.admin_tools)
+        if listed is None and self.app.roles is None:
+            return types.ListToolsResult(tools=self.tools)
         # The account tools (OAuth mode) concern the sign-in, not a toolset: always listed.
         # This list depends on who asks (header, account), so a 2026-07-28 client is told not to
         # share its cached copy with another authorization context.
         return types.ListToolsResult(
-            tools=[t for t in tools if listed is None or t.name in listed or t.name in ACCOUNT_TOOL_NAMES],
+            tools=[
+                t for t in self.tools if listed is None or t.name in listed or t.name in ACCOUNT_TOOL_NAMES
+            ],
             cache_scope="private",
         )
 
     async def call_tool(
-        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
+        app = self.app
         if app.linking is not None and params.name in ACCOUNT_TOOL_NAMES:
             return await account_tool(params.name, _identity(ctx, app)[0], app.linking)
-        listed = await caller_tools(ctx, app, admin_tools)
+        listed = await caller_tools(ctx, app, self.admin_tools)
         call = dataclasses.replace(
             call_context(ctx, params, app), listed=listed, progress=McpProgress(ctx.session)
         )
@@ -493,7 +506,7 @@ def build_server(app: McpApplication) -> Server[Any]:
             app.linking is not None
             and call.credential is None
             and call.principal is not None
-            and params.name in catalogue_names - NO_TOKEN_TOOLS
+            and params.name in self._needs_token
             and (listed is None or params.name in listed)
         ):
             linked = await link_first(ctx, params, app, app.linking, call.principal)
@@ -504,14 +517,10 @@ def build_server(app: McpApplication) -> Server[Any]:
             outcome = await app.guarded.call(params.name, params.arguments, call)
         except Exception:
             # Never a protocol crash for a tool's own failure, and no internals on the wire.
-            logger.exception("tool %s failed unexpectedly", params.name if params.name in schemas else "?")
-            return to_call_tool_result(
-                ToolResult(
-                    structured={"error": "internal error"},
-                    text="The tool failed inside this server; nothing more is known. See the server log.",
-                    is_error=True,
-                )
+            logger.exception(
+                "tool %s failed unexpectedly", params.name if params.name in self.schemas else "?"
             )
+            return to_call_tool_result(_INTERNAL_ERROR)
         if isinstance(outcome, Complete):
             return to_call_tool_result(outcome.result, listed)
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -520,60 +529,72 @@ def build_server(app: McpApplication) -> Server[Any]:
             return to_call_tool_result(
                 ToolResult(structured={"error": "internal error"}, text="Nothing was done.", is_error=True)
             )
+        question = types.ElicitRequestFormParams(message=outcome.message, requested_schema=CONFIRM_SCHEMA)
         return types.InputRequiredResult(
-            input_requests={
-                CONFIRM_KEY: types.ElicitRequest(
-                    params=types.ElicitRequestFormParams(
-                        message=outcome.message, requested_schema=CONFIRM_SCHEMA
-                    )
-                )
-            },
+            input_requests={CONFIRM_KEY: types.ElicitRequest(params=question)},
             request_state=outcome.request_state,
         )
 
-    served = Resources(app.catalogue, app.guarded)
 
-    async def resource_context(ctx: ServerRequestContext[Any, Any]) -> CallContext:
+class _ResourceHandlers:
+    """resources/list, resources/templates/list, resources/read and completion/complete: read-only tool calls."""
+
+    def __init__(self, app: McpApplication, admin_tools: frozenset[str]) -> None:
+        self.app = app
+        self.admin_tools = admin_tools
+        self.served = Resources(app.catalogue, app.guarded)
+
+    async def _context(self, ctx: ServerRequestContext[Any, Any]) -> CallContext:
         """Who reads, and the tools they may call (the header's and the account's narrowing)."""
-        principal, credential = _identity(ctx, app)
-        return CallContext(principal, credential, "token", listed=await caller_tools(ctx, app, admin_tools))
+        principal, credential = _identity(ctx, self.app)
+        return CallContext(
+            principal, credential, "token", listed=await caller_tools(ctx, self.app, self.admin_tools)
+        )
 
     async def list_resources(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         # Nothing to list up front: every resource is named by a template (repositories come and go).
         return types.ListResourcesResult(resources=[])
 
     async def list_resource_templates(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(
-            resource_templates=[resource_template(t) for t in served.templates(await resource_context(ctx))],
+            resource_templates=[
+                resource_template(t) for t in self.served.templates(await self._context(ctx))
+            ],
             # What is listed depends on who asks (their tools), as for tools/list.
             cache_scope="private",
         )
 
     async def read_resource(
-        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         try:
-            result = await served.read(params.uri, await resource_context(ctx))
+            result = await self.served.read(params.uri, await self._context(ctx))
         except NotAResource as e:
             raise MCPError(types.INVALID_PARAMS, str(e)) from None
         return to_read_resource_result(params.uri, result)
 
     async def completion(
-        ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
+        self, ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
     ) -> types.CompleteResult:
         if not isinstance(params.ref, types.ResourceTemplateReference):
             return types.CompleteResult(completion=types.Completion(values=[]))
         chosen = (params.context.arguments if params.context else None) or {}
-        values, total = await served.complete(
-            params.ref.uri, params.argument.name, params.argument.value, chosen, await resource_context(ctx)
+        values, total = await self.served.complete(
+            params.ref.uri, params.argument.name, params.argument.value, chosen, await self._context(ctx)
         )
         return types.CompleteResult(
             completion=types.Completion(values=values, total=total, has_more=total > len(values))
         )
+
+
+def build_server(app: McpApplication) -> Server[Any]:
+    """The low-level SDK server with all of `app.catalogue`'s tools, served through `app.guarded`."""
+    tools = _ToolHandlers(app)
+    resources = _ResourceHandlers(app, tools.admin_tools)
 
     @asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -588,13 +609,13 @@ def build_server(app: McpApplication) -> Server[Any]:
         version=app.version,
         instructions=app.instructions,
         lifespan=lifespan,
-        get_tool_input_schema=schemas.get,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_resource_templates,
-        on_read_resource=read_resource,
-        on_completion=completion,
+        get_tool_input_schema=tools.schemas.get,
+        on_list_tools=tools.list_tools,
+        on_call_tool=tools.call_tool,
+        on_list_resources=resources.list_resources,
+        on_list_resource_templates=resources.list_resource_templates,
+        on_read_resource=resources.read_resource,
+        on_completion=resources.completion,
     )
 
 

@@ -18,7 +18,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 import httpx
@@ -29,6 +28,9 @@ from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from domain.parsing.tokens import bearer_of
+from domain.parsing.urls import BadUrl, split_url
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +81,9 @@ def metadata_urls(issuer: str) -> list[str]:
     RFC 8414 inserts the well-known segment before the issuer's path; OpenID Connect
     Discovery appends it (and is also tried inserted).
     """
-    parts = urlsplit(issuer)
+    parts = split_url(issuer)
     path = parts.path.rstrip("/")
-    origin = f"{parts.scheme}://{parts.netloc}"
+    origin = parts.origin
     if not path:
         return [
             f"{origin}/.well-known/oauth-authorization-server",
@@ -211,8 +213,11 @@ class IssuerKeys:
 
 def _same_trust(url: str, issuer: str) -> bool:
     # The JWKS must travel over https, like the issuer; plain http only on loopback (tests, labs).
-    scheme = urlsplit(url).scheme
-    return scheme == "https" or (scheme == "http" and urlsplit(issuer).scheme == "http")
+    try:
+        scheme = split_url(url).scheme
+    except BadUrl:
+        return False
+    return scheme == "https" or (scheme == "http" and split_url(issuer).scheme == "http")
 
 
 def _signing_key(jwk: object) -> bool:
@@ -275,10 +280,34 @@ class JwtTokenVerifier:
 
     async def check(self, token: str) -> AccessToken:
         """The verified token, or TokenRejected. IssuerUnavailable when the keys cannot be read now."""
+        keys, jwk, alg = await self._key_for(token)
+        claims = self._verified_claims(token, keys, jwk, alg)
+        scopes = _scopes(claims)
+        if any(s not in scopes for s in self.required_scopes):
+            raise TokenRejected(
+                "insufficient_scope", "The access token lacks the scope this server requires."
+            )
+        subject = claims.get("sub")
+        if not isinstance(subject, str) or not subject:
+            raise TokenRejected("invalid_token", "The access token names no subject.")
+        client_id = claims.get("client_id", claims.get("azp", ""))
+        expires = claims.get("exp")
+        return AccessToken(
+            token=token,
+            client_id=str(client_id),
+            scopes=scopes,
+            expires_at=int(expires) if isinstance(expires, int | float) else None,
+            resource=self.resource,
+            subject=subject,
+            claims={"iss": keys.issuer},
+        )
+
+    async def _key_for(self, token: str) -> tuple[IssuerKeys, dict[str, Any], str]:
+        """The trusted issuer, its published key and the algorithm the token names, read unverified
+        from the token only to choose them. Raises TokenRejected."""
         if len(token) > _MAX_TOKEN_CHARS:
             raise TokenRejected("invalid_token", "The access token is malformed.")
         try:
-            # One unverified read for header and claims: only to pick the issuer and key below.
             unverified = jwt.decode_complete(token, options={"verify_signature": False})
         except jwt.PyJWTError:
             raise TokenRejected("invalid_token", "The access token is malformed.") from None
@@ -296,8 +325,12 @@ class JwtTokenVerifier:
             )
         if not isinstance(alg, str) or alg not in allowed_algorithms(jwk):
             raise TokenRejected("invalid_token", "The access token's signature algorithm is not allowed.")
+        return keys, jwk, alg
+
+    def _verified_claims(self, token: str, keys: IssuerKeys, jwk: dict[str, Any], alg: str) -> dict[str, Any]:
+        """The claims once signature, audience, issuer and lifetime check out. Raises TokenRejected."""
         try:
-            claims = jwt.decode(
+            return jwt.decode(
                 token,
                 key=jwt.PyJWK(jwk, algorithm=alg),
                 algorithms=[alg],
@@ -318,25 +351,6 @@ class JwtTokenVerifier:
             raise TokenRejected("invalid_token", f"The access token has no `{e.claim}` claim.") from None
         except jwt.PyJWTError:
             raise TokenRejected("invalid_token", "The access token's signature does not verify.") from None
-        scopes = _scopes(claims)
-        if any(s not in scopes for s in self.required_scopes):
-            raise TokenRejected(
-                "insufficient_scope", "The access token lacks the scope this server requires."
-            )
-        subject = claims.get("sub")
-        if not isinstance(subject, str) or not subject:
-            raise TokenRejected("invalid_token", "The access token names no subject.")
-        client_id = claims.get("client_id", claims.get("azp", ""))
-        expires = claims.get("exp")
-        return AccessToken(
-            token=token,
-            client_id=str(client_id),
-            scopes=scopes,
-            expires_at=int(expires) if isinstance(expires, int | float) else None,
-            resource=self.resource,
-            subject=subject,
-            claims={"iss": keys.issuer},
-        )
 
 
 def resource_metadata(
@@ -388,7 +402,7 @@ class OAuthResourceGate:
         self._credential_for = credential_for
         self._document = metadata.model_dump(mode="json", exclude_none=True)
         self._metadata_url = resource_metadata_url(str(metadata.resource))
-        suffixed = urlsplit(self._metadata_url).path
+        suffixed = split_url(self._metadata_url).path
         self._metadata_paths = {WELL_KNOWN, suffixed}
         scope_list = " ".join(verifier.required_scopes)
         self._scope_param = f', scope="{scope_list}"' if scope_list else ""
@@ -406,9 +420,8 @@ class OAuthResourceGate:
                 scope, receive, send, 401, None, "Authentication required: sign in and send an access token."
             )
             return
-        scheme, _, token = values[0].partition(" ")
-        token = token.strip()
-        if len(values) != 1 or scheme.lower() != "bearer" or not token:
+        token = bearer_of(values)
+        if token is None:
             await self._challenge(
                 scope,
                 receive,

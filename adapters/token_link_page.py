@@ -16,12 +16,13 @@ import html
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from starlette.responses import HTMLResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ports.credential import token_shaped
+from domain.parsing.tokens import token_shaped
+from domain.parsing.urls import split_url
 from ports.linked_tokens import LinkedToken, LinkedTokens, LinkOffer
 from ports.woodpecker import Credential
 
@@ -127,7 +128,7 @@ class TokenLinkPage:
         self._check = check
         self._csrf_key = csrf_key
         self._now = now
-        self._secure = urlsplit(links.public_origin).scheme == "https"
+        self._secure = split_url(links.public_origin).scheme == "https"
 
     def _csrf(self, link_id: str) -> str:
         return hmac.new(self._csrf_key, b"link csrf\0" + link_id.encode(), hashlib.sha256).hexdigest()

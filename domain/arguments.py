@@ -8,8 +8,8 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
-from urllib.parse import urlsplit
 
+from domain.parsing.urls import BadUrl, Url, split_url
 from domain.tools import Is, Param, ToolSpec, When
 
 # The JSON Schema keywords of Param.constraints that the listed inputSchema carries: what a model
@@ -208,10 +208,10 @@ def _check_format(fmt: str, value: str) -> str | None:
         return None if _EMAIL.match(value) else "must be an email address such as name@example.org"
     if fmt == "uri":
         try:
-            parts = urlsplit(value)
-        except ValueError:
+            parts: Url | None = split_url(value)
+        except BadUrl:
             parts = None
-        if parts is None or not parts.scheme or not parts.netloc or any(ch.isspace() for ch in value):
+        if parts is None or not parts.scheme or not parts.netloc:
             return "must be an absolute URL such as https://forge.example.org"
     return None
 

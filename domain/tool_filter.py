@@ -1,6 +1,7 @@
 """Which tools a server registers: WOODPECKER_ALLOW_TOOLS, WOODPECKER_DENY_TOOLS and WOODPECKER_READ_ONLY."""
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from domain.config import ConfigError
@@ -61,6 +62,30 @@ def _syntax_error(variable: str, entry: str) -> str | None:
     return None
 
 
+def _named_tools(
+    variable: str,
+    raw: str | None,
+    catalogue: Catalogue,
+    errors: list[str],
+    check: Callable[[str, frozenset[str]], None] | None = None,
+) -> set[str]:
+    """The tools the entries of `raw` name. A misplaced * or an entry naming no tool is added to
+    `errors`; `check` sees every other entry with the tools it names."""
+    named: set[str] = set()
+    for entry in _entries(raw):
+        problem = _syntax_error(variable, entry)
+        if problem is not None:
+            errors.append(problem)
+            continue
+        hits = _matches(entry, catalogue)
+        if not hits:
+            errors.append(f"{variable}: {_named(entry)} matches no tool{_WHERE_NAMES_ARE}")
+        elif check is not None:
+            check(entry, hits)
+        named |= hits
+    return named
+
+
 def select_tools(
     catalogue: Catalogue, *, allow: str | None, deny: str | None, read_only: bool
 ) -> ToolSelection:
@@ -78,39 +103,21 @@ def select_tools(
     warnings: list[str] = []
     write_names = frozenset(t.name for t in catalogue if not t.is_read)
 
-    allowed: set[str] = set()
+    def allowed_under_read_only(entry: str, hits: frozenset[str]) -> None:
+        if not read_only or not hits <= write_names:
+            return
+        if entry in catalogue:
+            errors.append(
+                f"{ALLOW_VARIABLE}: {entry} is a write tool, which {READ_ONLY_VARIABLE}=true never registers"
+            )
+        else:
+            warnings.append(
+                f"{ALLOW_VARIABLE}: {_named(entry)} matches only write tools, which {READ_ONLY_VARIABLE}=true leaves out"
+            )
+
     allow_entries = _entries(allow)
-    for entry in allow_entries:
-        problem = _syntax_error(ALLOW_VARIABLE, entry)
-        if problem is not None:
-            errors.append(problem)
-            continue
-        hits = _matches(entry, catalogue)
-        if not hits:
-            errors.append(f"{ALLOW_VARIABLE}: {_named(entry)} matches no tool{_WHERE_NAMES_ARE}")
-        elif read_only and hits <= write_names:
-            if entry in catalogue:
-                errors.append(
-                    f"{ALLOW_VARIABLE}: {entry} is a write tool, which {READ_ONLY_VARIABLE}=true never registers"
-                )
-            else:
-                warnings.append(
-                    f"{ALLOW_VARIABLE}: {_named(entry)} matches only write tools, "
-                    f"which {READ_ONLY_VARIABLE}=true leaves out"
-                )
-        allowed |= hits
-
-    denied: set[str] = set()
-    for entry in _entries(deny):
-        problem = _syntax_error(DENY_VARIABLE, entry)
-        if problem is not None:
-            errors.append(problem)
-            continue
-        hits = _matches(entry, catalogue)
-        if not hits:
-            errors.append(f"{DENY_VARIABLE}: {_named(entry)} matches no tool{_WHERE_NAMES_ARE}")
-        denied |= hits
-
+    allowed = _named_tools(ALLOW_VARIABLE, allow, catalogue, errors, allowed_under_read_only)
+    denied = _named_tools(DENY_VARIABLE, deny, catalogue, errors)
     if errors:
         raise ConfigError("; ".join(errors))
 

@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit
 
 from dependency_injector import containers, providers
 
@@ -24,6 +23,7 @@ from adapters.memory_token_store import InMemoryTokenStore
 from adapters.os_randomness import OsRandomness
 from adapters.system_clock import SystemClock
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
+from domain.parsing.urls import split_url
 from domain.tools import Catalogue
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
 from entrypoints.settings import DISTRIBUTION, LINK_KEY_BYTES, PROGRAM, HttpSettings, Settings
@@ -95,11 +95,6 @@ async def _token_store(where: str, clock: Clock) -> AsyncIterator[TokenStore]:
         await store.aclose()
 
 
-def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
-
-
 async def _linking(
     settings: Settings, http: HttpSettings | None, clock: Clock, randomness: Randomness
 ) -> AsyncIterator["TokenLinks | None"]:
@@ -116,7 +111,7 @@ async def _linking(
     backend = MemoryBackend() if where == "memory" else RedisBackend(where)
     links = TokenLinks(
         SealedLinkedTokens(backend, cipher),
-        public_origin=origin_of(http.resource_url),
+        public_origin=split_url(http.resource_url).origin,
         random_token=lambda: base64.urlsafe_b64encode(randomness.token_bytes(32)).rstrip(b"=").decode(),
         now=clock.now,
     )

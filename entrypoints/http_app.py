@@ -26,7 +26,8 @@ from adapters.http_auth import (
 from adapters.http_health import HealthEndpoints, Probe
 from adapters.oauth_resource import IssuerKeys, JwtTokenVerifier, OAuthResourceGate, resource_metadata
 from adapters.token_link_page import CheckToken, TokenLinkPage, TokenLinks
-from entrypoints.settings import HttpSettings, is_loopback_host
+from domain.parsing.urls import is_loopback_host
+from entrypoints.settings import HttpSettings
 from ports.woodpecker import Credential, NotConfigured, Request, Unauthorized, WoodpeckerGateway
 
 _ALL_INTERFACES = ("0.0.0.0", "::", "[::]", "")

@@ -1,11 +1,6 @@
 """A forge's access token as the application passes it around: opaque, never printed."""
 
 
-def token_shaped(value: str) -> bool:
-    """The one rule for a token's shape: printable ASCII without spaces (an HTTP header carries it as is)."""
-    return all("!" <= c <= "~" for c in value)
-
-
 class Credential:
     """A personal access token whose value never shows in repr, str or logs."""
 

@@ -1,5 +1,6 @@
 """Repository and current-user routes of the simulated Woodpecker (activation, patch, move, deactivate, feed)."""
 
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.responses import Response
@@ -220,90 +221,117 @@ def repair_all_repos(ctx: Ctx) -> Response:
     return empty(204)
 
 
-def _patch_str(body: dict[str, Any], key: str) -> str | None:
-    return field_opt_str(body, key)
+_PATCH_FLAGS = (
+    "allow_pr",
+    "allow_deploy",
+    "config_extension_exclusive",
+    "config_extension_netrc",
+    "registry_extension_netrc",
+    "secret_extension_netrc",
+)
+_PATCH_STRINGS = (
+    "config_file",
+    "config_extension_endpoint",
+    "registry_extension_endpoint",
+    "secret_extension_endpoint",
+)
+
+
+@dataclass(frozen=True)
+class _RepoPatch:
+    """What a PATCH body asks to change (None: leave as is)."""
+
+    timeout: int | None
+    trusted: dict[str, bool | None] | None
+    require_approval: str | None
+    visibility: str | None
+    allowed_users: list[str] | None
+    cancel_events: list[str] | None
+    netrc: list[str] | None
+    flags: dict[str, bool | None]
+    strings: dict[str, str | None]
+
+
+def _read_repo_patch(body: dict[str, Any]) -> _RepoPatch:
+    """Raises BadBody for a field of the wrong type."""
+    trusted = body.get("trusted")
+    if trusted is not None and not isinstance(trusted, dict):
+        raise BadBody("trusted must be an object")
+    return _RepoPatch(
+        timeout=field_opt_int(body, "timeout"),
+        trusted=None
+        if trusted is None
+        else {k: field_opt_bool(trusted, k) for k in ("network", "volumes", "security")},
+        require_approval=field_opt_str(body, "require_approval"),
+        visibility=field_opt_str(body, "visibility"),
+        allowed_users=field_str_list(body, "approval_allowed_users"),
+        cancel_events=field_str_list(body, "cancel_previous_pipeline_events"),
+        netrc=field_str_list(body, "netrc_trusted"),
+        flags={k: field_opt_bool(body, k) for k in _PATCH_FLAGS},
+        strings={k: field_opt_str(body, k) for k in _PATCH_STRINGS},
+    )
+
+
+def _apply_trust(repo: Repo, admin: bool, patch: _RepoPatch) -> Response | None:
+    """What only an instance admin may change: a timeout over the maximum, the trusted settings."""
+    if patch.timeout is not None and patch.timeout > MAX_TIMEOUT and not admin:
+        return text(403, f"Timeout is not allowed to be higher than max timeout ({MAX_TIMEOUT} min)")
+    if patch.trusted is not None:
+        changes = any(v is not None and v != repo.trusted[k] for k, v in patch.trusted.items())
+        if changes and not admin:
+            return text(403, "Insufficient privileges")
+        for k, v in patch.trusted.items():
+            if v is not None:
+                repo.trusted[k] = v
+    return None
+
+
+def _apply_settings(repo: Repo, patch: _RepoPatch) -> Response | None:
+    """The rest, in Woodpecker's order: a refused value stops there, leaving what came before it changed."""
+    for key in ("allow_pr", "allow_deploy"):
+        if patch.flags[key] is not None:
+            setattr(repo, key, patch.flags[key])
+    if patch.require_approval is not None:
+        if patch.require_approval not in APPROVAL_MODES:
+            return text(400, "Invalid require-approval setting")
+        repo.require_approval = patch.require_approval
+    if patch.allowed_users is not None:
+        repo.approval_allowed_users = patch.allowed_users
+    if patch.timeout is not None:
+        repo.timeout = patch.timeout
+        if patch.timeout < 1:
+            return text(400, "Timeout must be at least 1 minute")
+    if patch.strings["config_file"] is not None:
+        repo.config_file = patch.strings["config_file"]
+    if patch.cancel_events is not None:
+        if any(e not in EVENTS for e in patch.cancel_events):
+            return empty(400)
+        repo.cancel_previous_pipeline_events = patch.cancel_events
+    if patch.netrc is not None:
+        repo.netrc_trusted = patch.netrc
+    if patch.visibility is not None:
+        if patch.visibility not in VISIBILITIES:
+            return text(400, "Invalid visibility type")
+        repo.visibility = patch.visibility
+    for key in _PATCH_STRINGS[1:]:
+        if patch.strings[key] is not None:
+            setattr(repo, key, patch.strings[key])
+    for key in _PATCH_FLAGS[2:]:
+        if patch.flags[key] is not None:
+            setattr(repo, key, patch.flags[key])
+    return None
 
 
 def patch_repo(ctx: Ctx) -> Response:
     repo, user = ctx.the_repo, ctx.me
     try:
-        body = ctx.bind()
-        timeout = field_opt_int(body, "timeout")
-        trusted = body.get("trusted")
-        if trusted is not None and not isinstance(trusted, dict):
-            raise BadBody("trusted must be an object")
-        trusted_patch = {k: field_opt_bool(trusted or {}, k) for k in ("network", "volumes", "security")}
-        require_approval = _patch_str(body, "require_approval")
-        visibility = _patch_str(body, "visibility")
-        allowed_users = field_str_list(body, "approval_allowed_users")
-        cancel_events = field_str_list(body, "cancel_previous_pipeline_events")
-        netrc = field_str_list(body, "netrc_trusted")
-        flags = {
-            k: field_opt_bool(body, k)
-            for k in (
-                "allow_pr",
-                "allow_deploy",
-                "config_extension_exclusive",
-                "config_extension_netrc",
-                "registry_extension_netrc",
-                "secret_extension_netrc",
-            )
-        }
-        strings = {
-            k: _patch_str(body, k)
-            for k in (
-                "config_file",
-                "config_extension_endpoint",
-                "registry_extension_endpoint",
-                "secret_extension_endpoint",
-            )
-        }
+        patch = _read_repo_patch(ctx.bind())
     except BadBody:
         return empty(400)
-    if timeout is not None and timeout > MAX_TIMEOUT and not user.admin:
-        return text(403, f"Timeout is not allowed to be higher than max timeout ({MAX_TIMEOUT} min)")
-    if trusted is not None:
-        changes = any(v is not None and v != repo.trusted[k] for k, v in trusted_patch.items())
-        if changes and not user.admin:
-            return text(403, "Insufficient privileges")
-        for k, v in trusted_patch.items():
-            if v is not None:
-                repo.trusted[k] = v
-    if flags["allow_pr"] is not None:
-        repo.allow_pr = flags["allow_pr"]
-    if flags["allow_deploy"] is not None:
-        repo.allow_deploy = flags["allow_deploy"]
-    if require_approval is not None:
-        if require_approval not in APPROVAL_MODES:
-            return text(400, "Invalid require-approval setting")
-        repo.require_approval = require_approval
-    if allowed_users is not None:
-        repo.approval_allowed_users = allowed_users
-    if timeout is not None:
-        repo.timeout = timeout
-        if timeout < 1:
-            return text(400, "Timeout must be at least 1 minute")
-    if strings["config_file"] is not None:
-        repo.config_file = strings["config_file"]
-    if cancel_events is not None:
-        if any(e not in EVENTS for e in cancel_events):
-            return empty(400)
-        repo.cancel_previous_pipeline_events = cancel_events
-    if netrc is not None:
-        repo.netrc_trusted = netrc
-    if visibility is not None:
-        if visibility not in VISIBILITIES:
-            return text(400, "Invalid visibility type")
-        repo.visibility = visibility
-    for key in ("config_extension_endpoint", "registry_extension_endpoint", "secret_extension_endpoint"):
-        if strings[key] is not None:
-            setattr(repo, key, strings[key])
-    for key in ("config_extension_exclusive", "config_extension_netrc", "registry_extension_netrc"):
-        if flags[key] is not None:
-            setattr(repo, key, flags[key])
-    if flags["secret_extension_netrc"] is not None:
-        repo.secret_extension_netrc = flags["secret_extension_netrc"]
-    return json_response(repo.api())
+    refused = _apply_trust(repo, user.admin, patch)
+    if refused is None:
+        refused = _apply_settings(repo, patch)
+    return refused if refused is not None else json_response(repo.api())
 
 
 def chown_repo(ctx: Ctx) -> Response:

@@ -109,6 +109,33 @@ def _secret(world: World, scope: Scope, name: str) -> Secret | None:
     return next((s for s in _secrets_in(world, scope) if s.name == name), None)
 
 
+def _new_secret(body: dict[str, Any], scope: Scope) -> Secret:
+    """The secret a POST body describes (its id is given when stored). Raises BadBody."""
+    org_id, repo_id = scope
+    return Secret(
+        id=0,
+        org_id=org_id,
+        repo_id=repo_id,
+        name=field_str(body, "name"),
+        value=field_str(body, "value"),
+        events=field_str_list(body, "events") or [],
+        images=field_str_list(body, "images") or [],
+        note=field_str(body, "note"),
+    )
+
+
+def _secret_changes(body: dict[str, Any]) -> dict[str, Any]:
+    """The fields a PATCH body changes: an empty value keeps the old one, `name` is ignored. Raises BadBody."""
+    value = field_opt_str(body, "value")
+    given: dict[str, Any] = {
+        "events": field_str_list(body, "events"),
+        "images": field_str_list(body, "images"),
+        "note": field_opt_str(body, "note"),
+    }
+    changes = {k: v for k, v in given.items() if v is not None}
+    return {**changes, "value": value} if value else changes
+
+
 def _secret_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, kind: str) -> list[Route]:
     """The five secret routes of one scope. `kind` is repo, org or global (their answers differ)."""
 
@@ -122,18 +149,7 @@ def _secret_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, kind
 
     def create(ctx: Ctx) -> Response:
         try:
-            body = ctx.bind()
-            org_id, repo_id = scope(ctx)
-            secret = Secret(
-                id=0,
-                org_id=org_id,
-                repo_id=repo_id,
-                name=field_str(body, "name"),
-                value=field_str(body, "value"),
-                events=field_str_list(body, "events") or [],
-                images=field_str_list(body, "images") or [],
-                note=field_str(body, "note"),
-            )
+            secret = _new_secret(ctx.bind(), scope(ctx))
         except BadBody as exc:
             return text(400, f"Error parsing secret. {exc}")
         problem = _validate_secret(secret)
@@ -152,26 +168,14 @@ def _secret_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, kind
 
     def patch(ctx: Ctx) -> Response:
         try:
-            body = ctx.bind()
-            value = field_opt_str(body, "value")
-            events = field_str_list(body, "events")
-            images = field_str_list(body, "images")
-            note = field_opt_str(body, "note")
+            changes = _secret_changes(ctx.bind())
         except BadBody as exc:
             return text(400, f"Error parsing secret. {exc}")
         found = _secret(ctx.world, scope(ctx), ctx.params["secret"])
         if found is None:
             return empty(404)
         # Work on a copy: a failed validation must leave the stored row alone. `name` is ignored.
-        updated = Secret(**vars(found))
-        if value:
-            updated.value = value
-        if events is not None:
-            updated.events = events
-        if images is not None:
-            updated.images = images
-        if note is not None:
-            updated.note = note
+        updated = Secret(**{**vars(found), **changes})
         problem = _validate_secret(updated)
         if problem:
             # Global secrets answer 400 here where the other levels answer 422.

@@ -21,6 +21,8 @@ from adapters.woodpecker_httpx.failures import (
     too_large,
 )
 from adapters.woodpecker_httpx.pool import OneOriginPool
+from domain.parsing.tokens import token_shaped
+from domain.parsing.urls import BadUrl, split_url
 from domain.woodpecker.faults import (
     NoServer,
     NotAsPlanned,
@@ -30,7 +32,6 @@ from domain.woodpecker.faults import (
     Unreachable,
     Unreadable,
 )
-from ports.credential import token_shaped
 from ports.woodpecker import ApiResponse, Credential, Request, failed
 
 _ERROR_BODY_READ = 64 * 1024  # enough for any real error text; the rest is not read
@@ -330,13 +331,16 @@ def _verifying_context(trust_env: bool, ca_file: str | None = None) -> ssl.SSLCo
 
 
 def _parse_root(base_url: str) -> httpx.URL:
+    """The root as given (settings have trimmed WOODPECKER_URL already), read by the one URL parser."""
+    text = base_url.strip().rstrip("/")
     try:
-        root = httpx.URL(base_url.strip().rstrip("/"))
-    except httpx.InvalidURL:
+        url = split_url(text)
+        root = httpx.URL(text)
+    except (BadUrl, httpx.InvalidURL):
         raise failed(NoServer("invalid")) from None
-    if root.scheme not in ("http", "https") or not root.host:
+    if url.scheme not in ("http", "https") or not url.host:
         raise failed(NoServer("scheme"))
-    if root.userinfo:
+    if url.userinfo:
         raise failed(NoServer("userinfo"))
     return root
 

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from domain.parsing.urls import BadUrl, host_name
+
 MAX_ID = 9007199254740991  # 2**53 - 1, as the catalogue's ids
 MAX_REFERENCE = 2000
 
@@ -272,17 +274,11 @@ def _authority(authority: str) -> tuple[str, int | None]:
 def _host_name(raw: str) -> str:
     """A host name in ASCII lower case: an internationalised name in its IDNA (xn--) form."""
     try:
-        host = raw.encode("idna").decode("ascii") if not raw.isascii() else raw
-    except UnicodeError:
-        raise NotAReference("The link's host is not a valid internationalised host name.") from None
-    host = host.lower()
-    if host.endswith("."):
-        host = host[:-1]  # the fully qualified form of the same name
-    if not host or not re.match(
-        r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$", host
-    ):
-        raise NotAReference("The link's host is not a host name or an IP address.")
-    return host
+        return host_name(raw)
+    except BadUrl as e:
+        if e.problem == "idna":
+            raise NotAReference("The link's host is not a valid internationalised host name.") from None
+        raise NotAReference("The link's host is not a host name or an IP address.") from None
 
 
 def _segments(path: str) -> list[str]:

@@ -1,0 +1,198 @@
+"""Serving MCP: read the settings (every refusal at once), say what is missing, then stdio or Streamable HTTP until a signal."""
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from entrypoints.settings import (
+    PROGRAM,
+    HttpSettings,
+    Settings,
+    StartupError,
+    read_http_settings,
+    read_settings,
+)
+
+if TYPE_CHECKING:
+    import socket
+
+    import uvicorn
+
+    from entrypoints.container import Container
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def announce(settings: Settings, http: HttpSettings | None = None) -> None:
+    """The warnings, then what is not set yet: the server starts all the same."""
+    from domain.config import ELICITATION_OFF_LINE
+
+    for warning in (*settings.warnings, *(http.warnings if http is not None else ())):
+        say(warning)
+    if not settings.elicitation:
+        say(ELICITATION_OFF_LINE)
+    # Per-client and oauth HTTP need no token of the server's own: each person brings one.
+    needs_token = http is None or http.auth == "shared"
+    missing = [
+        name
+        for name, value in (("WOODPECKER_URL", settings.woodpecker_url), ("WOODPECKER_TOKEN", settings.token))
+        if value is None and (name != "WOODPECKER_TOKEN" or needs_token)
+    ]
+    if missing:
+        verb, pronoun = ("is", "it is") if len(missing) == 1 else ("are", "they are")
+        say(
+            f"{PROGRAM}: {' and '.join(missing)} {verb} not set; the tools are listed, and calls answer "
+            f"with setup instructions until {pronoun}"
+        )
+
+
+def _read(transport: str, host: str | None, port: int | None) -> tuple[Settings, HttpSettings | None] | None:
+    """Both readers run even when the first refuses, so one start reports every bad variable."""
+    problems: list[str] = []
+    settings: Settings | None = None
+    http: HttpSettings | None = None
+    try:
+        settings = read_settings(os.environ)
+    except StartupError as e:
+        problems.extend(e.lines)
+    if transport == "http":
+        try:
+            http = read_http_settings(
+                os.environ, host=host, port=port, server_token=settings.token if settings else None
+            )
+        except StartupError as e:
+            problems.extend(e.lines)
+    if problems or settings is None:
+        for text in problems:
+            say(text)
+        return None
+    return settings, http
+
+
+def serve(transport: str, host: str | None, port: int | None) -> int:
+    read = _read(transport, host, port)
+    if read is None:
+        return 1
+    settings, http = read
+    announce(settings, http)
+    from entrypoints.container import build_container
+
+    if http is None:
+        return serve_stdio(settings)
+    sock = bind(http, "--port / WOODPECKER_MCP_PORT or --host / WOODPECKER_MCP_HOST")
+    if sock is None:
+        return 1
+    return serve_http(build_container(settings, per_client=http.auth != "shared", http=http), http, sock)
+
+
+def serve_stdio(settings: Settings) -> int:
+    import anyio
+
+    from entrypoints.container import build_container, run_stdio
+
+    anyio.run(run_stdio, build_container(settings))
+    return 0
+
+
+def serve_http(container: "Container", http: HttpSettings, sock: "socket.socket") -> int:
+    import anyio
+
+    return anyio.run(_serve_http, container, http, sock, backend_options=_loop_options())
+
+
+def _loop_options() -> dict[str, Any]:
+    """uvloop under the HTTP server where it is installed (a dependency on Linux and macOS): the
+    event loop is much of the CPU per call under many sessions (docs/adr/0021)."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return {}
+    return {"use_uvloop": True}
+
+
+def bind(http: HttpSettings, other: str) -> "socket.socket | None":
+    """The listening socket, or None after one line saying so and what to choose instead (`other`)."""
+    try:
+        return _listen(http.host, http.port)
+    except OSError as e:
+        say(
+            f"{PROGRAM}: cannot listen on {http.host}:{http.port} ({e.strerror or e}); choose another {other}"
+        )
+        return None
+
+
+def _listen(host: str, port: int) -> "socket.socket":
+    """Bind before serving, so a busy port is one clear line and port 0 is known at once."""
+    import socket
+
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def url_of(sock: "socket.socket") -> str:
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/mcp"
+
+
+async def _serve_http(container: "Container", http: HttpSettings, sock: "socket.socket") -> int:
+    from entrypoints.container import build_http_app, opened
+
+    async with opened(container):
+        app = await build_http_app(container, http, say)
+        server = _uvicorn_server(app, http)
+        say(f"{PROGRAM}: serving MCP (Streamable HTTP) at {url_of(sock)}; stop with Ctrl-C")
+        await _run_until_signal(server, sock)
+    return 0
+
+
+def _uvicorn_server(app: Any, http: HttpSettings) -> "uvicorn.Server":
+    import contextlib
+    from collections.abc import Iterator
+
+    import uvicorn
+
+    from entrypoints.http_app import uvicorn_config
+
+    class _Server(uvicorn.Server):
+        # uvicorn would install its own SIGINT/SIGTERM handlers and re-raise the signal on the
+        # way out; _run_until_signal handles both so the command ends with exit code 0.
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return _Server(uvicorn_config(app, host=http.host, port=http.port))
+
+
+async def _run_until_signal(server: "uvicorn.Server", sock: "socket.socket") -> None:
+    import signal
+
+    import anyio
+
+    async def stop_on_signal() -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                # A second Ctrl-C stops at once instead of waiting for open streams to end.
+                if server.should_exit:
+                    server.force_exit = True
+                server.should_exit = True
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(stop_on_signal)
+            await server.serve(sockets=[sock])
+            group.cancel_scope.cancel()
+    finally:
+        sock.close()

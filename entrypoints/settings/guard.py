@@ -1,0 +1,65 @@
+"""How the guard asks and remembers: ELICITATION, WOODPECKER_MCP_SEAL_KEYS, WOODPECKER_MCP_AUDIT_FILE
+and WOODPECKER_MCP_TOKEN_STORE."""
+
+from typing import Annotated
+
+from pydantic import BeforeValidator
+
+from domain.config import ConfigError, parse_elicitation
+from domain.parsing.keys import MIN_KEY_BYTES, parse_keys
+from domain.parsing.urls import BadUrl, split_url
+
+MIN_SEAL_KEY_BYTES = MIN_KEY_BYTES
+
+
+def _elicitation(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    return parse_elicitation(None if raw is None else str(raw))
+
+
+def _seal_keys(raw: object) -> object:
+    return parse_keys(raw, "WOODPECKER_MCP_SEAL_KEYS") if isinstance(raw, str) else raw
+
+
+def _audit_file(raw: object) -> object:
+    # Found now rather than at the first guarded call, whose record would otherwise be lost.
+    if not isinstance(raw, str):
+        return raw
+    try:
+        with open(raw, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        reason = e.strerror or type(e).__name__
+        raise ValueError(
+            f"WOODPECKER_MCP_AUDIT_FILE cannot be opened for appending ({reason}); "
+            "point it at a writable file, or unset it to write the audit trail to stderr"
+        ) from None
+    return raw
+
+
+def parse_token_store(raw: str | None) -> str:
+    """`memory` (unset, or the word in any case), a redis:// or rediss:// URL with a host, or a unix:// path."""
+    name = "WOODPECKER_MCP_TOKEN_STORE"
+    if raw is None or raw.lower() == "memory":
+        return "memory"
+    fix = "set it to `memory` or a URL like redis://redis.internal:6379/0"
+    try:
+        url = split_url(raw)
+    except BadUrl:
+        raise ConfigError(f"{name} does not parse; {fix}") from None
+    if url.scheme == "unix" and url.path:
+        return raw
+    if url.scheme not in ("redis", "rediss") or not url.host:
+        raise ConfigError(f"{name} is neither `memory` nor a redis://, rediss:// or unix:// URL; {fix}")
+    return raw
+
+
+def _token_store(raw: object) -> str:
+    return parse_token_store(raw if isinstance(raw, str) else None)
+
+
+Elicitation = Annotated[bool, BeforeValidator(_elicitation)]
+SealKeys = Annotated[tuple[bytes, ...], BeforeValidator(_seal_keys)]
+AuditFile = Annotated[str | None, BeforeValidator(_audit_file)]
+TokenStore = Annotated[str, BeforeValidator(_token_store)]

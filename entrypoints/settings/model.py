@@ -1,0 +1,97 @@
+"""The two settings records: `Settings` (what stdio and HTTP share) and `HttpSettings` (the HTTP transport).
+
+Each field names its variable (the validation alias) and its type, whose validator lives in the
+module of its concern (`woodpecker`, `guard`, `tools`, `http`, `oauth`) and raises `ValueError`
+naming the variable and the fix, never the value. `environment.read_settings` fills them.
+"""
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from domain.tools import Catalogue
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from entrypoints.settings.guard import AuditFile, Elicitation, SealKeys, TokenStore
+from entrypoints.settings.http import Auth, Bearer, Host, MaxBody, Port
+from entrypoints.settings.oauth import Issuers, LinkKeys, ResourceUrl, Scope
+from entrypoints.settings.tools import ReadOnly, TextMode
+from entrypoints.settings.values import CommaList
+from entrypoints.settings.variables import (
+    DEFAULT_HTTP_HOST,
+    DEFAULT_HTTP_PORT,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_OAUTH_SCOPE,
+)
+from entrypoints.settings.woodpecker import CaFile, InsecureTls, WoodpeckerUrl, check_one_way_to_trust
+from ports.woodpecker import Credential
+
+
+class Settings(BaseModel):
+    """Everything the stdio and HTTP transports share. Secrets never show in repr."""
+
+    model_config = ConfigDict(
+        frozen=True, hide_input_in_errors=True, arbitrary_types_allowed=True, populate_by_name=True
+    )
+
+    # In the order their refusals are reported. Each type's module: woodpecker.py (the connection),
+    # tools.py (which tools, and their text), guard.py (asking, sealing, remembering).
+    woodpecker_url: WoodpeckerUrl = Field(default=None, validation_alias="WOODPECKER_URL")
+    token: Credential | None = Field(default=None, validation_alias="WOODPECKER_TOKEN", repr=False)
+    # what the allow, deny and toolsets variables leave (tools.select)
+    tools: Catalogue = Field(default=WOODPECKER_TOOLS, repr=False)
+    read_only: ReadOnly = Field(default=False, validation_alias="WOODPECKER_READ_ONLY")
+    insecure_tls: InsecureTls = Field(default=False, validation_alias="WOODPECKER_INSECURE_TLS")
+    ca_file: CaFile = Field(default=None, validation_alias="WOODPECKER_CA_FILE")
+    elicitation: Elicitation = Field(default=True, validation_alias="ELICITATION")
+    text: TextMode = Field(default="full", validation_alias="WOODPECKER_MCP_TEXT")
+    seal_keys: SealKeys = Field(default=(), validation_alias="WOODPECKER_MCP_SEAL_KEYS", repr=False)
+    audit_file: AuditFile = Field(default=None, validation_alias="WOODPECKER_MCP_AUDIT_FILE")
+    token_store: TokenStore = Field(
+        default="memory", validation_alias="WOODPECKER_MCP_TOKEN_STORE", repr=False
+    )
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def configured(self) -> bool:
+        return self.woodpecker_url is not None and self.token is not None
+
+    @model_validator(mode="after")
+    def _one_way_to_trust(self) -> "Settings":
+        check_one_way_to_trust(self.ca_file, self.insecure_tls)
+        return self
+
+
+class HttpSettings(BaseModel):
+    """The Streamable HTTP transport's settings (read by `read_http_settings`). The bearer never shows in repr.
+
+    Field order matters: `auth` is validated before the bearer and the OAuth fields that depend on it.
+    """
+
+    model_config = ConfigDict(frozen=True, hide_input_in_errors=True, populate_by_name=True)
+
+    # the transport (http.py)
+    host: Host = Field(default=DEFAULT_HTTP_HOST, validation_alias="WOODPECKER_MCP_HOST")
+    port: Port = Field(default=DEFAULT_HTTP_PORT, validation_alias="WOODPECKER_MCP_PORT")
+    auth: Auth = Field(default="shared", validation_alias="WOODPECKER_MCP_AUTH")
+    # Validated even when unset: shared mode without a bearer is refused.
+    bearer: Bearer = Field(
+        default=None, validation_alias="WOODPECKER_MCP_BEARER", repr=False, validate_default=True
+    )
+    allowed_hosts: CommaList = Field(default=(), validation_alias="WOODPECKER_MCP_ALLOWED_HOSTS")
+    allowed_origins: CommaList = Field(default=(), validation_alias="WOODPECKER_MCP_ALLOWED_ORIGINS")
+    max_body_bytes: MaxBody = Field(
+        default=DEFAULT_MAX_BODY_BYTES, validation_alias="WOODPECKER_MCP_MAX_BODY_BYTES"
+    )
+    # OAuth mode (oauth.py, docs/oauth.md); validated even when unset, because that mode requires them.
+    resource_url: ResourceUrl = Field(
+        default=None, validation_alias="WOODPECKER_MCP_RESOURCE_URL", validate_default=True
+    )
+    oauth_issuers: Issuers = Field(
+        default=(), validation_alias="WOODPECKER_MCP_OAUTH_ISSUERS", validate_default=True
+    )
+    oauth_scope: Scope = Field(default=DEFAULT_OAUTH_SCOPE, validation_alias="WOODPECKER_MCP_OAUTH_SCOPE")
+    link_keys: LinkKeys = Field(default=(), validation_alias="WOODPECKER_MCP_LINK_KEYS", repr=False)
+    warnings: tuple[str, ...] = ()
+
+
+def aliases(model: type[BaseModel]) -> tuple[str, ...]:
+    """The variables a model's fields are read from."""
+    return tuple(str(f.validation_alias) for f in model.model_fields.values() if f.validation_alias)

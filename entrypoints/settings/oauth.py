@@ -1,0 +1,64 @@
+"""OAuth mode (docs/oauth.md): WOODPECKER_MCP_RESOURCE_URL, _OAUTH_ISSUERS, _OAUTH_SCOPE and _LINK_KEYS."""
+
+import re
+from typing import Annotated
+
+from pydantic import BeforeValidator, ValidationInfo
+
+from domain.parsing.keys import parse_keys
+from domain.parsing.urls import public_url
+from entrypoints.settings.values import comma_list
+
+LINK_KEY_BYTES = 32
+# RFC 6749 §3.3 scope-token.
+_SCOPE = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]+")
+_RESOURCE_EXAMPLE = "e.g. https://mcp.example.org/mcp"
+_ISSUER_EXAMPLE = "e.g. https://sso.example.org/realms/team"
+
+
+def _oauth(info: ValidationInfo) -> bool:
+    return info.data.get("auth") == "oauth"
+
+
+def _resource_url(raw: object, info: ValidationInfo) -> object:
+    name = "WOODPECKER_MCP_RESOURCE_URL"
+    if raw is None:
+        if _oauth(info):
+            raise ValueError(
+                f"{name} is not set; with WOODPECKER_MCP_AUTH=oauth set it to the address clients use, "
+                f"{_RESOURCE_EXAMPLE}"
+            )
+        return None
+    return public_url(name, str(raw), _RESOURCE_EXAMPLE)
+
+
+def _issuers(raw: object, info: ValidationInfo) -> object:
+    name = "WOODPECKER_MCP_OAUTH_ISSUERS"
+    entries = comma_list(raw) if isinstance(raw, str) else tuple(raw) if isinstance(raw, tuple) else ()
+    if not entries and _oauth(info):
+        raise ValueError(
+            f"{name} is not set; with WOODPECKER_MCP_AUTH=oauth list the issuer URLs of the authorization "
+            f"servers you trust, {_ISSUER_EXAMPLE}"
+        )
+    return tuple(
+        public_url(f"{name} entry {n}", str(e), _ISSUER_EXAMPLE) for n, e in enumerate(entries, start=1)
+    )
+
+
+def _link_keys(raw: object) -> object:
+    return parse_keys(raw, "WOODPECKER_MCP_LINK_KEYS", exact=LINK_KEY_BYTES) if isinstance(raw, str) else raw
+
+
+def _scope(raw: object) -> object:
+    if not isinstance(raw, str) or not _SCOPE.fullmatch(raw):
+        raise ValueError(
+            "WOODPECKER_MCP_OAUTH_SCOPE must be one OAuth scope name (printable ASCII, no spaces, quotes "
+            "or backslashes), e.g. woodpecker"
+        )
+    return raw
+
+
+ResourceUrl = Annotated[str | None, BeforeValidator(_resource_url)]
+Issuers = Annotated[tuple[str, ...], BeforeValidator(_issuers)]
+Scope = Annotated[str, BeforeValidator(_scope)]
+LinkKeys = Annotated[tuple[bytes, ...], BeforeValidator(_link_keys)]
