@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from sandbox import api_admin, api_pipelines, api_repos, api_settings
+from sandbox import api_admin, api_crons, api_pipelines, api_repos, api_settings
 from sandbox.api_common import go_int
 from sandbox.http import Abort, Ctx, Route, Router, empty, json_response, text
 from sandbox.seed import build_world
@@ -82,7 +82,13 @@ class SandboxState:
 
 
 def all_routes() -> list[Route]:
-    return [*api_admin.ROUTES, *api_repos.ROUTES, *api_pipelines.ROUTES, *api_settings.ROUTES]
+    return [
+        *api_admin.ROUTES,
+        *api_repos.ROUTES,
+        *api_pipelines.ROUTES,
+        *api_settings.ROUTES,
+        *api_crons.ROUTES,
+    ]
 
 
 def _token(request: Request) -> str | None:
