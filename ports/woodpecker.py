@@ -16,10 +16,12 @@ from domain.woodpecker.faults import (
     Answered,
     Fault,
     NoServer,
+    NoSuchStep,
     NotAsPlanned,
     Redirected,
     TokenShape,
     TooLarge,
+    Unexpected,
     Unreachable,
     Unreadable,
     WebUi,
@@ -111,8 +113,9 @@ class WoodpeckerGateway(Protocol):
 class WoodpeckerError(ForgeError):
     """Base of every failure talking to Woodpecker. `str(e)` is safe to show a user.
 
-    `fault` is what the gateway observed (None for a failure the use case found, whose message
-    it words itself); the error result reads it to decide which hints would repeat the message.
+    `fault` is what the gateway or the use case observed, as a fact of
+    `domain/woodpecker/faults.py` that words the message (None only where a declared plan's step
+    gave the words); the error result reads it to decide which hints would repeat the message.
     """
 
     status: int | None = None
@@ -202,6 +205,8 @@ _FACT_ERRORS: Mapping[type[Fault], type[WoodpeckerError]] = {
     NotAsPlanned: RequestNotAsPlanned,
     TokenShape: Unauthorized,
     NoServer: NotConfigured,
+    Unexpected: BadResponse,
+    NoSuchStep: NotFound,
 }
 _STATUS_ERRORS: Mapping[int, type[WoodpeckerError]] = {
     401: Unauthorized,

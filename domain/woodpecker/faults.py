@@ -277,8 +277,47 @@ _NO_SERVER: Mapping[str, str] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Unexpected(_Fact):
+    """Woodpecker answered 2xx, but not with the object a tool reads: `what` it answered, and the
+    field it lacked (None: not an object at all)."""
+
+    what: str
+    missing: str | None = None
+
+    def words(self) -> str:
+        if self.missing is not None:
+            return f"Woodpecker answered the {self.what} without its {self.missing}."
+        return f"Woodpecker answered the {self.what} in an unexpected shape."
+
+
+@dataclass(frozen=True, slots=True)
+class NoSuchStep(_Fact):
+    """A step id that is in none of the pipeline's workflows."""
+
+    step_id: int
+    number: int
+    repo_id: int
+
+    def words(self) -> str:
+        return (
+            f"Step {self.step_id} is not a step of pipeline {self.number} of repository {self.repo_id}. "
+            "Call get_pipeline and use a step's id (not its pid)."
+        )
+
+
 Fault = (
-    Answered | Unreachable | Unreadable | TooLarge | WebUi | Redirected | NotAsPlanned | TokenShape | NoServer
+    Answered
+    | Unreachable
+    | Unreadable
+    | TooLarge
+    | WebUi
+    | Redirected
+    | NotAsPlanned
+    | TokenShape
+    | NoServer
+    | Unexpected
+    | NoSuchStep
 )
 
 

@@ -9,6 +9,7 @@ from domain.arguments import validate as validate_arguments
 from domain.calls import ValidCall
 from domain.tools import Catalogue, ToolSpec
 from domain.woodpecker import references, requests, resources, results, waiting
+from domain.woodpecker.faults import NoSuchStep, Unexpected
 from domain.woodpecker.plans import (
     Calls,
     FailureSummary,
@@ -46,6 +47,7 @@ from ports.woodpecker import (
     Unavailable,
     WoodpeckerError,
     WoodpeckerGateway,
+    failed,
 )
 
 _KINDS: tuple[tuple[type[WoodpeckerError], str], ...] = (
@@ -320,11 +322,7 @@ class ToolRunner:
         pipeline = (await self._send(requests.pipeline(args), cred)).data
         step = _find_step(pipeline, args["step_id"])
         if step is None:
-            raise NotFound(
-                f"Step {args['step_id']} is not a step of pipeline {args['number']} of repository "
-                f"{args['repo_id']}. Call get_pipeline and use a step's id (not its pid).",
-                status=404,
-            )
+            raise failed(NoSuchStep(args["step_id"], args["number"], args["repo_id"]))
         return step
 
     async def _step_logs(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> ToolResult:
@@ -390,7 +388,7 @@ class ToolRunner:
     async def _object(self, planned: Request, cred: Credential | None, what: str) -> Mapping[str, Any]:
         data = (await self._send(planned, cred)).data
         if not isinstance(data, Mapping):
-            raise BadResponse(f"Woodpecker answered the {what} in an unexpected shape.")
+            raise failed(Unexpected(what))
         return data
 
     async def _resolve(self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None) -> ToolResult:
@@ -406,7 +404,7 @@ class ToolRunner:
             repo = await self._object(requests.lookup_repository(str(ref.full_name)), cred, "repository")
         repo_id = repo.get("id")
         if not isinstance(repo_id, int) or isinstance(repo_id, bool) or repo_id < 1:
-            raise BadResponse("Woodpecker answered the repository without its id.")
+            raise failed(Unexpected("repository", missing="id"))
         if ref.number is None:
             return results.shape_resolved(
                 results.Resolved(repo, web_url=self._web_url(repo_id)),
@@ -492,7 +490,7 @@ def _web_root(root: str | None) -> references.WebRoot | None:
 
 def _find_step(pipeline: Any, step_id: int) -> Mapping[str, Any] | None:
     if not isinstance(pipeline, Mapping):
-        raise BadResponse("Woodpecker answered the pipeline in an unexpected shape.")
+        raise failed(Unexpected("pipeline"))
     for workflow in pipeline.get("workflows") or []:
         if not isinstance(workflow, Mapping):
             continue

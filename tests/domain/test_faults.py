@@ -10,17 +10,20 @@ from domain.woodpecker.faults import (
     Answered,
     Fault,
     NoServer,
+    NoSuchStep,
     NotAsPlanned,
     Redirected,
     Step,
     TokenShape,
     TooLarge,
+    Unexpected,
     Unreachable,
     Unreadable,
     WebUi,
 )
 from ports.use_cases.tools import _kind
 from ports.woodpecker import (
+    BadResponse,
     NotFound,
     RedirectRefused,
     ServerError,
@@ -58,6 +61,9 @@ OTHERS: list[Fault] = [
     NotAsPlanned("GET", "another path"),
     TokenShape(),
     *(NoServer(problem) for problem in ("missing", "invalid", "scheme", "userinfo", "unusable")),
+    Unexpected("pipeline"),
+    Unexpected("repository", missing="id"),
+    NoSuchStep(7, 42, 3),
 ]
 FACTS = st.one_of(ANSWERED, st.sampled_from(OTHERS))
 
@@ -87,6 +93,8 @@ def test_the_port_error_keeps_the_fact_its_class_and_status() -> None:
         (Redirected(301), RedirectRefused, 301),
         (TokenShape(), Unauthorized, 401),
         (Unreachable("connect"), Unavailable, None),
+        (Unexpected("repository", missing="id"), BadResponse, None),
+        (NoSuchStep(7, 42, 3), NotFound, 404),
     ]
     for fact, kind, status in cases:
         error = failed(fact)
