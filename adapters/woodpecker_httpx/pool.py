@@ -26,7 +26,6 @@ _MAX_CONNECTIONS = 100
 
 # httpcore's failures as the httpx ones the rest of the adapter handles; the most specific first.
 _FAILURES: tuple[tuple[type[Exception], type[httpx.HTTPError]], ...] = (
-    (httpcore.PoolTimeout, httpx.PoolTimeout),
     (httpcore.ConnectTimeout, httpx.ConnectTimeout),
     (httpcore.ReadTimeout, httpx.ReadTimeout),
     (httpcore.WriteTimeout, httpx.WriteTimeout),

@@ -64,7 +64,8 @@ class _Headers(Mapping[str, str]):
 
 
 class HttpxTransport:
-    """Requests to one Woodpecker over one `httpx.AsyncClient` owned by this object (close it with `aclose`).
+    """Requests to one Woodpecker over one transport owned by this object, a `OneOriginPool` unless a
+    proxy or a test's transport is given (close it with `aclose`).
 
     - The per-call credential wins over the default token; with neither, and always for the
       root routes /version and /healthz, no Authorization header is sent. The token goes only
