@@ -71,6 +71,13 @@ class ForeignLink(NotAReference):
     """A link to another server (or another path) than the configured Woodpecker."""
 
 
+def step_without_pipeline() -> NotAReference:
+    """`resolve` was given a step name but a reference that names no pipeline."""
+    return NotAReference(
+        "A step is named within a pipeline: pass a pipeline's link or owner/name#NUMBER as reference."
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class WebRoot:
     """The configured Woodpecker's web root: its origin and the path prefix its routes live under."""

@@ -68,6 +68,11 @@ class NotAResource(ValueError):
     """A URI none of the templates names. `str(e)` says which ones there are."""
 
 
+def not_served(template: Template) -> NotAResource:
+    """A template this caller may not read: its tool is not in the caller's list."""
+    return NotAResource(f"{template.title} resources are not served to this caller.")
+
+
 @dataclass(frozen=True, slots=True)
 class ResourceRead:
     """The tool call that reads a resource."""

@@ -85,3 +85,8 @@ def parse_windows(window: str | None, ceiling: str | None) -> tuple[int, int]:
             "lower the first or raise the second"
         )
     return default, most
+
+
+def progress_message(repo_id: object, number: object, status: str, waited: float, window: float) -> str:
+    """The line a waiting call's progress notification carries (`status` already made safe to show)."""
+    return f"Pipeline {number} of repository {repo_id} is {status} after {waited:.0f} s of at most {window:.0f} s."

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from domain.calls import ValidCall
+from domain.guard import outcomes
 from domain.guard.audit import Outcome, Path, audit_event
 from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canonical_json, fingerprint
+from domain.guard.outcomes import NoDialog
 from domain.guard.policy import Decision, covers, decide, needs_current
-from domain.guard.question import flatten
 from domain.guard.tokens import TOKEN_TTL_SECONDS
 from domain.tools import ToolSpec
 from ports.asker import Answer, Asker
@@ -33,10 +34,6 @@ from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.sealed_questions import SealedQuestions
 
 Channel = Literal["push", "mrtr", "token"]
-# Who did not ask, on the token path: the client (it declared no dialog), this server (started with
-# ELICITATION=false), or this server's connection (the client can show a dialog, but this connection
-# has no way to reach it during the call). Only the first blames the client.
-NoDialog = Literal["client", "server", "connection"]
 
 # A push dialog re-asks when the object changed while the person read; past this, give up.
 MAX_PUSH_ROUNDS = 3
@@ -112,13 +109,6 @@ class _Call:
         return self.valid.args
 
 
-def error_result(kind: str, message: str, **extra: Any) -> ToolResult:
-    """An error result in the runner's shape: `{"error": {"kind", "message"}}` plus `extra`."""
-    return ToolResult(
-        structured={"error": {"kind": kind, "message": message}, **extra}, text=message, is_error=True
-    )
-
-
 def token_binding(fp: str, reasons: frozenset[str]) -> str:
     """What a two-call token is bound to: the call's fingerprint and the reasons its first call showed.
 
@@ -155,15 +145,11 @@ class GuardedCalls:
         Invalid arguments, an unknown tool, a no, a bad token: a result saying so, never a write.
         """
         if tool not in self._forge.catalogue or (ctx.listed is not None and tool not in ctx.listed):
-            return Complete(
-                error_result(
-                    "unknown_tool", f"Unknown tool: {flatten(tool, 60)}. Call tools/list to see the tools."
-                )
-            )
+            return Complete(outcomes.unknown_tool(tool))
         try:
             valid = self._calls.prepare(tool, arguments)
         except InvalidArguments as e:
-            return Complete(error_result("invalid_arguments", str(e)))
+            return Complete(outcomes.error_result("invalid_arguments", str(e)))
         token = valid.args.get(CONFIRM_TOKEN_ARG)
         valid = valid.without(CONFIRM_TOKEN_ARG)
         spec, args, rules = valid.spec, valid.args, self._forge.rules
@@ -178,9 +164,7 @@ class GuardedCalls:
             try:
                 current = await self._calls.current(valid, ctx.credential)
             except ForgeError as e:
-                return Complete(
-                    error_result("read_failed", f"Nothing was done: reading the current state failed. {e}")
-                )
+                return Complete(outcomes.read_failed(e))
         decision = decide(spec, args, current, rules)
         if not decision.ask:
             # The harmless direction applies at once: asking about it teaches people to click through.
@@ -200,7 +184,7 @@ class GuardedCalls:
     async def _push(self, call: _Call) -> CallOutcome:
         asker = call.ctx.asker
         if asker is None:
-            raise ValueError("the push channel needs an Asker")
+            raise RuntimeError("the push channel needs an Asker")
         decision = call.decision
         for _ in range(MAX_PUSH_ROUNDS):
             self._record(call, "asked")
@@ -212,13 +196,7 @@ class GuardedCalls:
             if isinstance(applied, Complete):
                 return applied
             decision = applied.decision
-        return Complete(
-            error_result(
-                "changed",
-                f"Nothing was done: what {call.spec.name} would change kept changing while the "
-                "question was open. Check the object and call again.",
-            )
-        )
+        return Complete(outcomes.kept_changing(call.spec.name))
 
     async def _mrtr(self, call: _Call) -> CallOutcome:
         ctx = call.ctx
@@ -243,7 +221,7 @@ class GuardedCalls:
             first = await self._sealed.consume(opened)
         except TokenStoreUnavailable as e:
             self._record(call, "failed")
-            return Complete(error_result("token_store_unavailable", str(e), done=False))
+            return Complete(outcomes.store_unavailable(e))
         if not first:
             # At most once (guard.md §7): this answer was acted on already (a retry whose result was
             # lost, a replayed gateway leg, a loop). The world may have moved since: ask again.
@@ -265,24 +243,16 @@ class GuardedCalls:
             outcome = await self._confirmations.redeem(binding, token)
         except TokenStoreUnavailable as e:
             self._record(call, "failed")
-            return Complete(error_result("token_store_unavailable", str(e), done=False))
+            return Complete(outcomes.store_unavailable(e))
         if outcome is RedeemOutcome.REJECTED:
             self._record(call, "token_rejected")
-            return Complete(self._token_rejected(call))
+            return Complete(outcomes.token_rejected(call.spec.name))
         self._record(call, "approved")
         applied = await self._apply(call, call.decision.reasons)
         if isinstance(applied, Complete):
             return applied
         self._record(call, "token_rejected")
-        return Complete(
-            error_result(
-                "changed",
-                f"Nothing was done: the object changed since the token was issued, and {call.spec.name} "
-                "would now change more than its first call described. Call it again without "
-                "confirm_token to see what it would do now and get a new token.",
-                done=False,
-            )
-        )
+        return Complete(outcomes.changed_since_token(call.spec.name))
 
     # ------------------------------------------------------------------ steps
 
@@ -293,9 +263,7 @@ class GuardedCalls:
                 current = await self._calls.current(call.valid, call.ctx.credential)
             except ForgeError as e:
                 self._record(call, "failed")
-                return Complete(
-                    error_result("read_failed", f"Nothing was done: re-reading the current state failed. {e}")
-                )
+                return Complete(outcomes.read_failed(e, again=True))
             now = decide(call.spec, call.args, current, self._forge.rules)
             if now.ask and not covers(approved, now.reasons):
                 return _Reask(now)
@@ -311,63 +279,15 @@ class GuardedCalls:
     def _declined(self, call: _Call, answer: Answer) -> Complete:
         cancelled = answer.action == "cancel"
         self._record(call, "cancelled" if cancelled else "declined")
-        how = "Cancelled" if cancelled else "Declined"
-        why = "the dialog was dismissed" if cancelled else "the person did not approve it"
-        text = f"{how}, nothing was done: {why}, so {call.spec.name} was not run."
-        return Complete(
-            ToolResult(
-                structured={
-                    "done": False,
-                    "outcome": "cancelled" if cancelled else "declined",
-                    "message": text,
-                },
-                text=text,
-            )
-        )
+        return Complete(outcomes.declined(call.spec.name, cancelled=cancelled))
 
     def _token_issued(self, call: _Call, token: str) -> ToolResult:
-        if call.ctx.no_dialog == "server":
-            who = "This server was started with ELICITATION=false, so it shows no dialog: nobody was asked."
-        elif call.ctx.no_dialog == "connection":
-            who = (
-                "This server cannot reach the client during a call on this connection, so it could not "
-                "show the client's dialog: nobody was asked."
-            )
-        else:
-            who = (
-                "This client did not declare the elicitation capability, so it cannot show a "
-                "dialog: nobody was asked."
-            )
-        minutes = TOKEN_TTL_SECONDS // 60
-        question = self._forge.question(call.spec, call.args, call.decision)
-        text = (
-            f"Nothing was done yet. {who}\n\n"
-            f"To go ahead, call {call.spec.name} again with exactly the same arguments plus "
-            f'confirm_token: "{token}". The token works once, only for these arguments, for '
-            f"{minutes} minutes.\n\n"
-            f"What the second call will do:\n{question}\n\n"
-            "The token proves only that the call was made twice with the same arguments. It "
-            "does not show that a person saw or approved anything."
-        )
-        return ToolResult(
-            structured={
-                "done": False,
-                "outcome": "confirmation_required",
-                "confirm_token": token,
-                "expires_in_seconds": TOKEN_TTL_SECONDS,
-                "not_asked_by": "client" if call.ctx.no_dialog == "client" else "server",
-                "message": text,
-            },
-            text=text,
-        )
-
-    def _token_rejected(self, call: _Call) -> ToolResult:
-        return error_result(
-            "token_rejected",
-            "Nothing was done: that confirm_token is not valid for this call (wrong, expired, "
-            "already used, or issued for other arguments). No new token was issued. Call "
-            f"{call.spec.name} again without confirm_token to get one.",
-            done=False,
+        return outcomes.token_issued(
+            call.spec.name,
+            token,
+            no_dialog=call.ctx.no_dialog,
+            question=self._forge.question(call.spec, call.args, call.decision),
+            ttl_seconds=TOKEN_TTL_SECONDS,
         )
 
     def _record(self, call: _Call, outcome: Outcome) -> None:

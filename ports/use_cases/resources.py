@@ -74,7 +74,7 @@ class Resources:
         """
         read = resources.read_of(uri)
         if not self._may_call(read.tool, ctx):
-            raise resources.NotAResource(f"{read.template.title} resources are not served to this caller.")
+            raise resources.not_served(read.template)
         return await self._run(read.tool, read.arguments, ctx)
 
     async def complete(

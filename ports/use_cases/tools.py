@@ -199,9 +199,7 @@ class ToolRunner:
             kind = "foreign_link" if isinstance(e, references.ForeignLink) else "not_a_reference"
             return results.failure(spec, args, kind=kind, message=str(e))
         except ValueError as e:  # ShapeError, or a stored record that is not an object
-            return results.failure(
-                spec, args, kind="bad_response", message=f"Woodpecker's answer could not be read: {e}."
-            )
+            return results.unreadable(spec, args, e)
         links = resources.links_for(woodpecker(spec).answer, args, shaped.structured)
         served = {t.tool for t in resources.TEMPLATES if t.tool in self.catalogue}
         return replace(shaped, links=tuple(x for x in links if x.tool in served))
@@ -277,7 +275,7 @@ class ToolRunner:
                 raise type(e)(failed, status=e.status, detail=e.detail, fault=e.fault) from None
             answers[step.name] = last.data
         if last is None:
-            raise ValueError(f"{spec.name}: its plan sent nothing")  # a catalogue bug
+            raise RuntimeError(f"{spec.name}: its plan sent nothing")  # a catalogue bug
         return last
 
     async def _find(
@@ -311,9 +309,9 @@ class ToolRunner:
         try:
             await self._send(Request("GET", "/healthz"), None)
         except ServerError:
-            healthy, note = False, "The health check failed: Woodpecker cannot reach its database."
+            healthy, note = False, results.health_failed(None)
         except WoodpeckerError as e:
-            healthy, note = False, f"The health check failed: {e}"
+            healthy, note = False, results.health_failed(e)
         return results.shape_server_info(
             spec, version.data, healthy, note, cred is not None or self.token_configured, self.text
         )
@@ -395,9 +393,7 @@ class ToolRunner:
         ref = references.parse_reference(args["reference"], self.web_root)
         step_name = args.get("step")
         if ref.number is None and step_name is not None:
-            raise references.NotAReference(
-                "A step is named within a pipeline: pass a pipeline's link or owner/name#NUMBER as reference."
-            )
+            raise references.step_without_pipeline()
         if ref.repo_id is not None:
             repo = await self._object(requests.repository(ref.repo_id), cred, "repository")
         else:
@@ -459,12 +455,8 @@ class ToolRunner:
             if progress is not None:
                 reported = max(round(waited, 3), reported + 0.001)  # progress grows with every report
                 status = results.strip_terminal(str(pipeline.get("status")), keep_newlines=False)[:40]
-                await progress.report(
-                    reported,
-                    window,
-                    f"Pipeline {args['number']} of repository {args['repo_id']} is {status} after "
-                    f"{waited:.0f} s of at most {window:.0f} s.",
-                )
+                message = waiting.progress_message(args["repo_id"], args["number"], status, waited, window)
+                await progress.report(reported, window, message)
             await clock.sleep(pause)
             slept += pause
             pipeline = await self._pipeline(args, cred)

@@ -10,7 +10,7 @@ from domain.logs import LogLine, LogMatch
 from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_object, fit_prefix, size
 from domain.woodpecker.results.configs import CONFIG_FILE_BYTES, CONFIG_FILES, decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, ShapeError
-from domain.woodpecker.results.errors import SETUP, SETUP_WITHOUT_LOGIN, failed_repos, failure
+from domain.woodpecker.results.errors import SETUP, SETUP_WITHOUT_LOGIN, failed_repos, failure, unreadable
 from domain.woodpecker.results.failures import (
     ERROR_LINES,
     ERROR_PATTERN,
@@ -25,7 +25,7 @@ from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, re
 from domain.woodpecker.results.render import TEXT_MODES, Summarised, TextMode, fit, is_untrusted, render
 from domain.woodpecker.results.resolved import Resolved, shape_resolved
 from domain.woodpecker.results.schema import output_schema
-from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, shape, shape_server_info
+from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, health_failed, shape, shape_server_info
 from domain.woodpecker.results.text import log_text, strip_terminal
 from domain.woodpecker.results.waiting import shape_wait
 
@@ -59,6 +59,7 @@ __all__ = [
     "decode_configs",
     "failed_repos",
     "failure",
+    "unreadable",
     "fit_object",
     "fit",
     "fit_prefix",
@@ -71,6 +72,7 @@ __all__ = [
     "shape_logs",
     "shape_search",
     "shape_server_info",
+    "health_failed",
     "shape_wait",
     "size",
     "strip_terminal",

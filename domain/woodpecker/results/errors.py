@@ -106,6 +106,11 @@ def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str) -> tuple[str, Step
     return _HINTS.get(kind, _DEFAULT_HINT)
 
 
+def unreadable(tool: ToolSpec, args: Mapping[str, Any], why: object) -> ToolResult:
+    """Woodpecker answered something the shaping cannot read (a ShapeError, a record that is no object)."""
+    return failure(tool, args, kind="bad_response", message=f"Woodpecker's answer could not be read: {why}.")
+
+
 def failure(
     tool: ToolSpec,
     args: Mapping[str, Any],

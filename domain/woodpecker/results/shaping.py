@@ -227,6 +227,13 @@ def _narrowing(tool: ToolSpec) -> str:
     return ("; ".join(ways) or "no narrower request exists for this tool") + "."
 
 
+def health_failed(why: object | None) -> str:
+    """get_server_info's note when /healthz failed: `why` is the failure, None for a 5xx (the database)."""
+    if why is None:
+        return "The health check failed: Woodpecker cannot reach its database."
+    return f"The health check failed: {why}"
+
+
 def shape_server_info(
     tool: ToolSpec,
     version: Any,
