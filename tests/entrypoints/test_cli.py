@@ -20,6 +20,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from domain.config import ELICITATION_OFF_LINE
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from entrypoints.cli import connection_details, main
 from entrypoints.settings import KNOWN_VARIABLES, VARIABLES
 from sandbox.server import Sandbox
@@ -219,7 +220,7 @@ async def test_a_stdio_session_lists_and_calls_tools_and_the_token_never_reaches
                 listed = await client.call_tool("list_repositories", {})
                 guarded = await client.call_tool("delete_repository", {"repo_id": 1})
     stderr = errlog.read_text()
-    assert len(tools) == 75
+    assert len(tools) == len(WOODPECKER_TOOLS)
     assert not listed.is_error
     assert guarded.structured_content is not None and "confirm_token" in guarded.structured_content
     assert stderr.count(ELICITATION_OFF_LINE) == 1

@@ -11,6 +11,7 @@ from dependency_injector import errors, providers
 from mcp import Client
 
 from adapters.memory_token_store import InMemoryTokenStore
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import SETUP
 from entrypoints.container import Container, build_container, build_http_app, opened, resolved
 from entrypoints.settings import read_http_settings, read_settings
@@ -108,7 +109,7 @@ async def test_without_a_woodpecker_url_the_real_wiring_answers_with_setup_instr
             async with Client(server) as client:
                 tools = (await client.list_tools()).tools
                 result = await client.call_tool("list_repositories", {})
-    assert len(tools) == 75
+    assert len(tools) == len(WOODPECKER_TOOLS)
     assert result.is_error and result.content[0].text == SETUP
 
 

@@ -95,7 +95,7 @@ def test_plain_http_warns_only_when_the_host_is_not_loopback(url: str, warns: bo
 def test_without_url_or_token_the_settings_load_unconfigured_with_every_tool() -> None:
     settings = read_settings({})
     assert not settings.configured
-    assert len(settings.tools) == 75
+    assert len(settings.tools) == len(WOODPECKER_TOOLS)
     assert settings.elicitation is True
 
 

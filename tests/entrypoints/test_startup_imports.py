@@ -9,6 +9,7 @@ import anyio
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from tests.fixtures.mcp import initialize_request
 
 pytestmark = pytest.mark.anyio
@@ -84,7 +85,7 @@ async def test_a_stdio_session_loads_no_http_redis_or_sandbox_and_takes_the_toke
     stderr = b"".join(chunks).decode()
     assert process.returncode == 0, stderr[-2000:]
     assert [r.get("id") for r in replies] == [1, 2, 3]
-    assert len(replies[1]["result"]["tools"]) == 75
+    assert len(replies[1]["result"]["tools"]) == len(WOODPECKER_TOOLS)
     report = json.loads(stderr.splitlines()[-1])
     assert loaded(report["at_import"], NOT_FOR_HELP) == []
     assert loaded(report["after_session"], NEVER_ON_STDIO) == []

@@ -96,7 +96,7 @@ async def test_every_unguarded_tool_answers_with_setup_instructions_and_sends_no
     environ: dict[str, str], setup: str
 ) -> None:
     results, woodpecker, listed = await call_every(environ, UNGUARDED, Person())
-    assert listed == 75
+    assert listed == len(WOODPECKER_TOOLS)
     for name, result in results:
         assert result.is_error, name
         assert setup in result.content[0].text, name

@@ -15,6 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from starlette.middleware import Middleware
 
 from adapters.mcp_http import build_http_app
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
 from tests.fakes.woodpecker import FakeWoodpecker
 from tests.fixtures.mcp import (
@@ -61,7 +62,7 @@ async def test_a_dialog_reaches_the_person_over_http_in_both_eras(mode: str) -> 
             async with Client(f"{base}/mcp", mode=mode, elicitation_callback=person) as client:
                 listed = await client.list_tools()
                 result = await client.call_tool("approve_pipeline", {"repo_id": 5, "number": 12})
-    assert len(listed.tools) == 75
+    assert len(listed.tools) == len(WOODPECKER_TOOLS)
     assert not result.is_error and len(person.questions) == 1
     assert [(c.method, c.path) for c in woodpecker.writes] == [("POST", "/api/repos/5/pipelines/12/approve")]
 

@@ -1,4 +1,4 @@
-"""Every endpoint the 75 tools use exists in the sandbox with its method, success status and swagger-valid JSON."""
+"""Every endpoint the tools use exists in the sandbox with its method, success status and swagger-valid JSON."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -134,7 +134,7 @@ def _query(case: Case) -> dict[str, str]:
 
 
 def test_the_catalogue_names_endpoints_to_check() -> None:
-    assert len({t.name for t in WOODPECKER_TOOLS}) == 75
+    assert len({t.name for t in WOODPECKER_TOOLS}) == len(WOODPECKER_TOOLS) > 70
     assert len(CASES) > 100
 
 

@@ -1,4 +1,4 @@
-"""Every one of the 75 tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
+"""Every one of the tools run through ToolRunner against the sandbox over real loopback HTTP: one success, one failure each."""
 
 from collections.abc import Callable
 from typing import Any
