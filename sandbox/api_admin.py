@@ -19,6 +19,13 @@ from sandbox.models import FORGE_TYPES, JSON, LOG_LEVELS, Agent, Forge, Org, Use
 
 _LOGIN = re.compile(r"^[a-zA-Z0-9\-_.]+$")
 SOURCE = "https://github.com/woodpecker-ci/woodpecker"
+# The Ed25519 key a real server signs its extension requests with (only its public half, made for the
+# sandbox: nothing here signs anything). Woodpecker answers it PEM-encoded, as text/plain.
+SIGNATURE_PUBLIC_KEY = (
+    "-----BEGIN PUBLIC KEY-----\n"
+    "MCowBQYDK2VwAyEAHs+T7m6Wb/KVUtjB7mNBqhulHbntihMi5CojkWhOxAs=\n"
+    "-----END PUBLIC KEY-----\n"
+)
 
 
 # ---------------------------------------------------------------------- server
@@ -30,6 +37,10 @@ def version(ctx: Ctx) -> Response:
 
 def healthz(ctx: Ctx) -> Response:
     return empty(204)
+
+
+def signature_public_key(ctx: Ctx) -> Response:
+    return text(200, SIGNATURE_PUBLIC_KEY)
 
 
 def get_log_level(ctx: Ctx) -> Response:
@@ -448,6 +459,7 @@ def delete_forge(ctx: Ctx) -> Response:
 ROUTES = [
     Route("GET", "/version", version),
     Route("GET", "/healthz", healthz),
+    Route("GET", "/api/signature/public-key", signature_public_key, "anon"),
     Route("GET", "/api/log-level", get_log_level, "admin"),
     Route("POST", "/api/log-level", set_log_level, "admin"),
     Route("GET", "/api/queue/info", queue_info, "admin"),

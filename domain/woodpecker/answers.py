@@ -26,11 +26,12 @@ class One:
 
 @dataclass(frozen=True, slots=True)
 class Value:
-    """One value under `key`, read from the answered object's `field`; `summary` names it as {value}."""
+    """One value under `key`, read from the answered object's `field` (None: the answer is the value,
+    a text/plain body); `summary` names it as {value}."""
 
     key: str
     summary: str
-    field: str
+    field: str | None
 
 
 @dataclass(frozen=True, slots=True)

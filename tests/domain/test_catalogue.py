@@ -19,15 +19,21 @@ def shared() -> dict[str, dict]:
 
 
 # The documented additions beyond the shared catalogue, by name: anything else that differs from it fails.
-ADDITIONS = {"search_step_logs", "get_pipeline_failure_summary", "resolve", "wait_for_pipeline"}
+ADDITIONS = {
+    "search_step_logs",
+    "get_pipeline_failure_summary",
+    "resolve",
+    "wait_for_pipeline",
+    "get_signature_public_key",
+}
 ADDED_PARAMETERS = {"get_step_logs": ["from_line", "to_line"]}
 SHARED_TOOLS = [t for t in WOODPECKER_TOOLS if t.name not in ADDITIONS]
 
 
 def test_counts_are_the_products_contract() -> None:
     tools = list(WOODPECKER_TOOLS)
-    assert len(tools) == 75 and len(SHARED_TOOLS) == 71
-    assert sum(t.kind == "read" for t in tools) == 38
+    assert len(tools) == 76 and len(SHARED_TOOLS) == 71
+    assert sum(t.kind == "read" for t in tools) == 39
     assert sum(t.kind == "write" for t in tools) == 37
     assert sum(t.guarded for t in tools) == 28
     assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 19

@@ -83,7 +83,11 @@ def _sample(tool: Any) -> Any:
             ]
         return [{"id": 1, "name": "x"}, {"id": 2, "name": "y"}]
     if isinstance(tool.answer, Value):
-        return {"log-level": "info"}
+        return (
+            {"log-level": "info"}
+            if tool.answer.field
+            else "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"
+        )
     if isinstance(tool.answer, Done):
         return None
     return {"id": 1, "number": 3, "status": "success", "login": "a", "type": "gitea"}

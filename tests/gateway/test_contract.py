@@ -212,6 +212,7 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/healthz"): Case(),
     ("GET", "/api/queue/info"): Case(),
     ("GET", "/api/log-level"): Case(),
+    ("GET", "/api/signature/public-key"): Case(),
     ("POST", "/api/queue/pause"): Case(),
     ("POST", "/api/queue/resume"): Case(),
     ("POST", "/api/log-level"): Case(body={"log-level": "debug"}),

@@ -85,6 +85,12 @@ def expected_status(method: str, template: str) -> int:
     return min(int(code) for code in responses if code.startswith("2"))
 
 
+def produces(method: str, template: str) -> list[str]:
+    """The media types the operation answers with (the document's default: JSON)."""
+    op = operations()[(method, normalise(template))]
+    return list(op.get("produces") or document().get("produces") or ["application/json"])
+
+
 def response_schema(method: str, template: str) -> dict[str, Any] | None:
     key = (method, normalise(template))
     if key in RESPONSE_OVERRIDES:

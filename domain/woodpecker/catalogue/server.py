@@ -13,6 +13,9 @@ from domain.woodpecker.catalogue.common import (
 )
 from domain.woodpecker.plans import ServerInfo
 
+# Documented additions to the shared catalogue (read-only, never guarded): see catalogue/__init__.py.
+ADDED: tuple[str, ...] = ("get_signature_public_key",)
+
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "get_server_info",
@@ -128,5 +131,19 @@ TOOLS: tuple[ToolSpec, ...] = (
             fields=True,
         ),
         why="Failures and misuse go unrecorded until the level is raised again.",
+    ),
+    read_tool(
+        "get_signature_public_key",
+        group="server",
+        description=(
+            "The public key Woodpecker signs its requests to extensions with (config and secret "
+            "extensions verify them with it), as PEM."
+        ),
+        untrusted_output=True,
+        endpoints=(Endpoint("GET", "/api/signature/public-key"),),
+        notes=("Answers text/plain: an Ed25519 public key in PEM. Needs no session since 3.17.",),
+        answer=Value(
+            "public_key", "Woodpecker signs its extension requests with this key:\n{value}", field=None
+        ),
     ),
 )

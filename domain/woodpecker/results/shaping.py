@@ -57,12 +57,14 @@ def _shaper(
     if isinstance(answer, One):
         return _object_shaper(name, answer, args, data, out, status, headers)
     if isinstance(answer, Value):
-        if not isinstance(data, Mapping) or not isinstance(data.get(answer.field), str):
-            raise ShapeError(
-                f"Woodpecker's {answer.key.replace('_', ' ')} answer has no {answer.field} field"
-            )
-        out[answer.key] = data[answer.field]
-        text = fill(answer.summary, {"value": data[answer.field]})
+        value = (
+            data if answer.field is None else data.get(answer.field) if isinstance(data, Mapping) else None
+        )
+        if not isinstance(value, str):
+            what = "is not text" if answer.field is None else f"has no {answer.field} field"
+            raise ShapeError(f"Woodpecker's {answer.key.replace('_', ' ')} answer {what}")
+        out[answer.key] = value
+        text = fill(answer.summary, {"value": value})
     elif isinstance(answer, Done):
         out["done"] = True
         out["target"] = target(args)
