@@ -35,8 +35,9 @@ class Settings(BaseModel):
     # tools.py (which tools, and their text), guard.py (asking, sealing, remembering).
     woodpecker_url: WoodpeckerUrl = Field(default=None, validation_alias="WOODPECKER_URL")
     token: Credential | None = Field(default=None, validation_alias="WOODPECKER_TOKEN", repr=False)
-    # what the allow, deny and toolsets variables leave (tools.select)
-    tools: Catalogue = Field(default=WOODPECKER_TOOLS, repr=False)
+    # what the allow, deny and toolsets variables leave (tools.select). A factory, not a default:
+    # pydantic deep-copies a mutable default on every validation, which is the whole catalogue.
+    tools: Catalogue = Field(default_factory=lambda: WOODPECKER_TOOLS, repr=False)
     read_only: ReadOnly = Field(default=False, validation_alias="WOODPECKER_READ_ONLY")
     insecure_tls: InsecureTls = Field(default=False, validation_alias="WOODPECKER_INSECURE_TLS")
     ca_file: CaFile = Field(default=None, validation_alias="WOODPECKER_CA_FILE")
