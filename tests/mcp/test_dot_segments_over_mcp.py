@@ -1,4 +1,9 @@
-"""An approved secret or registry delete never deletes anything else: over MCP (stdio and HTTP, both revisions), with the person accepting, a name of ".." sends nothing outside its own route."""
+"""An approved secret or registry delete never deletes anything else: over MCP (in process and over HTTP, both revisions), with the person accepting, a name of ".." sends nothing outside its own route.
+
+The gateway reaches the sandbox over a real socket in both, so the paths checked are the ones
+that crossed the wire; the client reaches the server on in-memory streams or over loopback
+HTTP. The server as a stdio process is test_e2e's (docs/adr/0025).
+"""
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -11,7 +16,6 @@ from mcp import Client
 from adapters.mcp_http import build_http_app
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import MODES, Person, harness_for, serving
-from tests.mcp.test_e2e import stdio_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -38,18 +42,18 @@ async def _check_dot_deletes(client: Client, sandbox: Sandbox) -> None:
 
 @asynccontextmanager
 async def _client(sandbox: Sandbox, transport: str, mode: str, person: Person) -> AsyncIterator[Client]:
-    if transport == "stdio":
-        async with Client(stdio_server(sandbox), mode=mode, elicitation_callback=person) as client:
-            yield client
-        return
     async with harness_for(sandbox.url, sandbox.admin_token) as harness:
+        if transport == "memory":
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                yield client
+            return
         async with serving(build_http_app(harness.server)) as base:
             async with Client(f"{base}/mcp", mode=mode, elicitation_callback=person) as client:
                 yield client
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["memory", "http"])
 async def test_a_dot_name_deletes_nothing_else_even_when_accepted(
     sandbox: Sandbox, transport: str, mode: str
 ) -> None:

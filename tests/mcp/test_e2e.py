@@ -1,4 +1,9 @@
-"""End to end with the official Python client: the real server as a stdio subprocess and on a real loopback socket, against the simulated Woodpecker."""
+"""End to end with the official Python client: the real server as a stdio subprocess and on a real loopback socket, against the simulated Woodpecker.
+
+These are the suite's stdio processes, one per protocol revision, and they run the whole guard
+matrix; tests about what the server says rather than how it is reached build it from the
+container in this process (docs/adr/0025).
+"""
 
 from typing import Any
 
@@ -62,19 +67,16 @@ async def test_over_stdio_the_tools_match_the_catalogue_and_every_guarded_tool_a
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_over_stdio_with_elicitation_off_the_token_names_the_server(
-    sandbox: Sandbox, mode: str
-) -> None:
+async def test_with_elicitation_off_the_token_names_the_server(sandbox: Sandbox, mode: str) -> None:
     person = Person()
-    with anyio.fail_after(60):
-        async with Client(
-            stdio_server(sandbox, ELICITATION="false"), mode=mode, elicitation_callback=person
-        ) as client:
-            first = await client.call_tool("pause_queue", {})
-            assert first.structured_content is not None
-            token = first.structured_content["confirm_token"]
-            assert sandbox.state_changing_requests() == []
-            second = await client.call_tool("pause_queue", {"confirm_token": token})
+    async with harness_for(sandbox, sandbox.admin_token, elicitation=False) as harness:
+        with anyio.fail_after(60):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                first = await client.call_tool("pause_queue", {})
+                assert first.structured_content is not None
+                token = first.structured_content["confirm_token"]
+                assert sandbox.state_changing_requests() == []
+                second = await client.call_tool("pause_queue", {"confirm_token": token})
     assert person.questions == []
     assert "ELICITATION=false" in first.content[0].text  # type: ignore[union-attr]  # text content
     assert not second.is_error

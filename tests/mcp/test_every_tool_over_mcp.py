@@ -1,10 +1,13 @@
-"""All 75 tools through a real MCP client against the sandbox: a success and a hinted failure each, over stdio and HTTP, on both protocol revisions.
+"""All 75 tools through a real MCP client against the sandbox: a success and a hinted failure each, in process and over HTTP, on both protocol revisions.
 
 The cases are the ToolRunner's (tests/use_cases/test_tools_sandbox.py); here they travel the
 whole way: SDK client -> transport -> our server -> httpx -> the simulated Woodpecker. Each
-case acts as its seeded login: over stdio a server process per login, over HTTP one
-per-client server where each client presents its own Woodpecker token. The sandbox is
-re-seeded before every call; guarded calls are approved by the person at the client.
+case acts as its seeded login: in process a server from the container per login, its client
+on in-memory streams; over HTTP one per-client server on a loopback socket where each client
+presents its own Woodpecker token, so every result is also written as JSON on the wire. A
+server process over stdio is test_e2e's (one per revision): it runs the same server code, so
+spawning one per login and revision here would add only its start-up (docs/adr/0025). The
+sandbox is re-seeded before every call; guarded calls are approved by the person at the client.
 Per-client HTTP does not list a non-admin the admin-only tools (docs/adr/0029), so there
 a non-admin's call to one is an unknown tool rather than Woodpecker's refusal.
 
@@ -26,14 +29,14 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from domain.toolsets import admin_only
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import UNTRUSTED_WARNING
 from sandbox.server import Sandbox
 from tests.fixtures.http import mcp_client, team_server
-from tests.fixtures.mcp import MODES, Person, server_command, server_environment
+from tests.fixtures.mcp import MODES, Person, harness_for
 from tests.use_cases.test_tools_sandbox import FAILURES, SUCCESS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -55,13 +58,10 @@ def by_login(cases: list[tuple[Any, ...]], *, anonymous_as: str | None) -> dict[
 
 
 @asynccontextmanager
-async def over_stdio(sandbox: Sandbox, login: str, person: Person, _: Path, mode: str) -> AsyncIterator[Any]:
-    command, args = server_command()
-    env = server_environment(sandbox.url, sandbox.tokens[login])
-    async with Client(
-        StdioServerParameters(command=command, args=args, env=env), mode=mode, elicitation_callback=person
-    ) as client:
-        yield client
+async def in_process(sandbox: Sandbox, login: str, person: Person, _: Path, mode: str) -> AsyncIterator[Any]:
+    async with harness_for(sandbox, sandbox.tokens[login]) as harness:
+        async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+            yield client
 
 
 @asynccontextmanager
@@ -117,7 +117,7 @@ def missing_from_text(structured: dict[str, Any], text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("transport", [over_stdio, over_http], ids=["stdio", "http"])
+@pytest.mark.parametrize("transport", [in_process, over_http], ids=["memory", "http"])
 async def test_every_tool_succeeds_and_fails_with_its_hint_through_a_real_client(
     sandbox: Sandbox, transport: Any, mode: str, tmp_path: Path
 ) -> None:

@@ -1,7 +1,7 @@
 """Resources over real MCP clients against the sandbox: three templates, reads through the tools' own checks and budgets, links from cut results, completion of what the caller can see.
 
-The client talks to the server built by the product's container in this process (ADR 0025);
-the test of a setting (WOODPECKER_DENY_TOOLS) starts the server as a process over stdio.
+The client talks to the server built by the product's container in this process (ADR 0025),
+with the settings a server process would read from its environment (WOODPECKER_DENY_TOOLS).
 """
 
 from collections.abc import AsyncIterator
@@ -10,14 +10,14 @@ from contextlib import asynccontextmanager
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from domain.woodpecker.resources import PIPELINE, REPOSITORY, STEP_LOG, log_uri
 from domain.woodpecker.results import UNTRUSTED_WARNING
 from sandbox.seed import BIG_LOG_STEPS, FORGED_WARNING
 from sandbox.server import Sandbox
-from tests.fixtures.mcp import harness_for, server_command, server_environment
+from tests.fixtures.mcp import harness_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -25,22 +25,11 @@ REPO, NUMBER, STEP = BIG_LOG_STEPS[10_000]  # a 10,000-line log: more than one p
 
 
 @asynccontextmanager
-async def client(sandbox: Sandbox, token: str | None = None) -> AsyncIterator[Client]:
-    async with harness_for(sandbox, token or sandbox.admin_token) as harness:
+async def client(sandbox: Sandbox, token: str | None = None, **env: str) -> AsyncIterator[Client]:
+    async with harness_for(sandbox, token or sandbox.admin_token, environ=env) as harness:
         with anyio.fail_after(120):
             async with Client(harness.server, mode="legacy") as connected:
                 yield connected
-
-
-@asynccontextmanager
-async def stdio_client(sandbox: Sandbox, token: str | None = None, **env: str) -> AsyncIterator[Client]:
-    command, args = server_command()
-    environment = server_environment(sandbox.url, token or sandbox.admin_token, **env)
-    with anyio.fail_after(120):
-        async with Client(
-            StdioServerParameters(command=command, args=args, env=environment), mode="legacy"
-        ) as connected:
-            yield connected
 
 
 def lines_of(text: str) -> list[int]:
@@ -105,7 +94,7 @@ async def test_a_failure_summary_links_each_failed_steps_log(sandbox: Sandbox) -
 
 
 async def test_a_denied_tool_takes_its_resource_and_its_links_with_it(sandbox: Sandbox) -> None:
-    async with stdio_client(sandbox, WOODPECKER_DENY_TOOLS="get_step_logs") as c:
+    async with client(sandbox, WOODPECKER_DENY_TOOLS="get_step_logs") as c:
         templates = (await c.list_resource_templates()).resource_templates
         summary = await c.call_tool("get_pipeline_failure_summary", {"repo_id": REPO, "number": 2})
         with pytest.raises(MCPError):

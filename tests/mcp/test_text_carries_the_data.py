@@ -1,4 +1,4 @@
-"""What a client that reads only `content` gets, end to end: the real server as a stdio subprocess against the sandbox.
+"""What a client that reads only `content` gets: the real server against the sandbox.
 
 The every-tool test (test_every_tool_over_mcp.py) checks that every field of every success is
 in the text. Here a script that is handed nothing but the text content of each result finds
@@ -11,11 +11,16 @@ How the forgery test decides: it splits each text as the strictest reader would
 warning and appear nowhere else as a line; line 2 must match the summary this tool writes;
 every later line must start with `{` (JSON, which must parse) or with `[n]` where n is one of
 the returned log line numbers. The forged strings must still reach the model, whole, inside
-the data: the JSON line parses back to the commit message, the log lines to the log.
+the data: the JSON line parses back to the commit message, the log lines to the log. The
+forgeries travel end to end, from the server as a stdio subprocess, as JSON on the wire; the
+content-only client talks to the server built from the container in this process, with the
+settings a process would read (docs/adr/0025).
 """
 
 import json
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -25,7 +30,7 @@ from mcp import Client, StdioServerParameters
 from domain.woodpecker.results import UNTRUSTED_WARNING
 from sandbox.seed import FORGED_END, FORGED_SUMMARY, FORGED_WARNING, FRAMING_COMMIT, FRAMING_LOG
 from sandbox.server import Sandbox
-from tests.fixtures.mcp import MODES, server_command, server_environment
+from tests.fixtures.mcp import MODES, harness_for, server_command, server_environment
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -38,6 +43,14 @@ def stdio_server(sandbox: Sandbox, **env: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=command, args=args, env=server_environment(sandbox.url, sandbox.admin_token, **env)
     )
+
+
+@asynccontextmanager
+async def in_process(sandbox: Sandbox, mode: str, **env: str) -> AsyncIterator[Client]:
+    """A client on in-memory streams to the server built as a process with `env` would build it."""
+    async with harness_for(sandbox, sandbox.admin_token, environ=env) as harness:
+        async with Client(harness.server, mode=mode) as client:
+            yield client
 
 
 class ContentOnlyClient:
@@ -75,7 +88,7 @@ def failing_test_and_exit_code(log_text: str) -> tuple[str, int]:
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_content_only_client_finds_why_a_pipeline_failed(sandbox: Sandbox, mode: str) -> None:
     with anyio.fail_after(90):
-        async with Client(stdio_server(sandbox), mode=mode) as client:
+        async with in_process(sandbox, mode) as client:
             model = ContentOnlyClient(client)
             step_id, step = why_it_failed(await model.call("get_pipeline", repo_id=1, number=2))
             log = await model.call("get_step_logs", repo_id=1, number=2, step_id=step_id)
@@ -86,7 +99,7 @@ async def test_a_content_only_client_finds_why_a_pipeline_failed(sandbox: Sandbo
 async def test_with_text_summary_the_same_client_is_blind(sandbox: Sandbox) -> None:
     # What WOODPECKER_MCP_TEXT=summary costs, and why it is not the default.
     with anyio.fail_after(90):
-        async with Client(stdio_server(sandbox, WOODPECKER_MCP_TEXT="summary"), mode="legacy") as client:
+        async with in_process(sandbox, "legacy", WOODPECKER_MCP_TEXT="summary") as client:
             text = await ContentOnlyClient(client).call("get_pipeline", repo_id=1, number=2)
             assert text.splitlines() == [UNTRUSTED_WARNING, "Pipeline 2 of repository 1: failure."]
             result = await client.call_tool("get_pipeline", {"repo_id": 1, "number": 2})
