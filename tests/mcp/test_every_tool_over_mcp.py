@@ -1,4 +1,4 @@
-"""All 75 tools through a real MCP client against the sandbox: a success and a hinted failure each, in process and over HTTP, on both protocol revisions.
+"""Every tool through a real MCP client against the sandbox: a success and a hinted failure each, in process and over HTTP, on both protocol revisions.
 
 The cases are the ToolRunner's (tests/use_cases/test_tools_sandbox.py); here they travel the
 whole way: SDK client -> transport -> our server -> httpx -> the simulated Woodpecker. Each
