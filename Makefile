@@ -3,6 +3,11 @@
 PY ?= .venv/bin/python
 BIN := $(dir $(PY))
 
+# Bytecode caches (__pycache__/, ignored by git) are written even where the environment says
+# PYTHONDONTWRITEBYTECODE: without them each pytest worker recompiles and re-rewrites every test
+# module, and every server the tests start recompiles the product, on every run (docs/adr/0025).
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: install test coverage lint bench sandbox dist dist-check bundle bundle-check
 
 install:

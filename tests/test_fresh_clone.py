@@ -9,6 +9,7 @@ pyproject.toml resolves from the registry. Set WOODPECKER_MCP_TEST_FULL_INSTALL=
 README's full `pip install -e '.[test]'` into a plain new environment instead (minutes).
 """
 
+import io
 import json
 import os
 import re
@@ -29,6 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from entrypoints.cli import main
 
 pytestmark = pytest.mark.slow
 
@@ -196,7 +198,7 @@ def test_make_install_and_make_test_expand_to_the_environment_the_lint_and_the_t
     assert "--cov" in coverage_steps[positions[-1]].split()
 
 
-def test_help_names_every_environment_variable_the_code_reads() -> None:
+def test_help_names_every_environment_variable_the_code_reads(capsys: pytest.CaptureFixture[str]) -> None:
     names = set()
     for package in ("domain", "ports", "adapters", "entrypoints"):
         for source in (ROOT / package).rglob("*.py"):
@@ -204,7 +206,11 @@ def test_help_names_every_environment_variable_the_code_reads() -> None:
                 re.findall(r"[\"'](WOODPECKER_[A-Z0-9_]*[A-Z0-9]|ELICITATION)[\"']", source.read_text())
             )
     assert {"WOODPECKER_URL", "WOODPECKER_TOKEN", "ELICITATION"} <= names  # the scan itself works
-    shown = run([sys.executable, "-m", "entrypoints", "--help"], cwd=ROOT)
+    # In this process: `--help` is argparse's text, the same in a child (ADR 0025, test time).
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    shown = capsys.readouterr().out
     assert sorted(n for n in names if n not in shown) == []
 
 
@@ -251,21 +257,28 @@ FIX = re.compile(
 
 @pytest.mark.parametrize(("environment", "argv", "variable"), STARTUP_ERRORS)
 def test_a_startup_error_names_the_variable_and_what_to_do(
-    environment: dict[str, str], argv: list[str], variable: str
+    environment: dict[str, str],
+    argv: list[str],
+    variable: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "entrypoints", *argv],
-        env=clean_env(**environment),
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    lines = done.stderr.strip().splitlines()
-    assert done.returncode == 1, done.stderr
+    # The command's `main` in this process, in an environment with only the case's variable: a
+    # child interpreter would cost half a CPU-second per case to say the same lines.
+    # `tests/entrypoints/test_cli.py` keeps the console script's own exit code 1 across a process.
+    for name in list(os.environ):
+        if name.startswith(("WOODPECKER", "ELICITATION")):
+            monkeypatch.delenv(name)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    # Were the settings wrongly accepted, a stdio server would read end-of-input and return 0.
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO()))
+    code = main(argv)
+    stderr = capsys.readouterr().err
+    lines = stderr.strip().splitlines()
+    assert code == 1, stderr
     assert lines and all(line.startswith(f"{PROGRAM}: ") for line in lines), lines
     (line,) = [line for line in lines if variable in line]
     assert FIX.search(line.split(variable, 1)[1]), f"no fix in: {line}"
     if variable in SECRET_BEARING:
-        assert "canary" not in done.stderr, "the value was echoed"
+        assert "canary" not in stderr, "the value was echoed"
