@@ -113,26 +113,21 @@ async def drive(
     done = anyio.Event()
 
     async def one(index: int) -> None:
-        mode = "legacy" if index % 2 else "2026-07-28"
+        legacy = bool(index % 2)
+        opened = (
+            raw_session(url, bearer, LEGACY if legacy else MODERN)
+            if raw
+            else session(url, bearer, "legacy" if legacy else MODERN)
+        )
         try:
-            if raw:
-                async with raw_session(url, bearer, LEGACY if index % 2 else MODERN) as rawclient:
-                    for i in range(calls):
-                        name, args = plan[(index + i) % len(plan)]
-                        started = time.perf_counter()
-                        answer = await rawclient.call_tool(name, args)
-                        latencies.append(time.perf_counter() - started)
-                        if answer.get("isError"):
-                            errors.append(f"{name}: {answer.get('structuredContent')}")
-                return
-            async with session(url, bearer, mode) as client:
+            async with opened as client:
                 for i in range(calls):
                     name, args = plan[(index + i) % len(plan)]
                     started = time.perf_counter()
-                    result = await client.call_tool(name, args)
+                    failed, content = await _call(client, name, args)
                     latencies.append(time.perf_counter() - started)
-                    if result.is_error:
-                        errors.append(f"{name}: {result.structured_content}")
+                    if failed:
+                        errors.append(f"{name}: {content}")
         except Exception as e:  # a broken session is an error of the run, not of the benchmark
             errors.append(f"session {index}: {type(e).__name__}: {e}")
 
@@ -261,6 +256,15 @@ class RawSession:
         return result
 
 
+async def _call(client: Any, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+    """Call a tool through either kind of session: (whether it failed, its structured content)."""
+    if isinstance(client, RawSession):
+        answer = await client.call_tool(name, arguments)
+        return bool(answer.get("isError")), answer.get("structuredContent")
+    result = await client.call_tool(name, arguments)
+    return bool(result.is_error), result.structured_content
+
+
 @asynccontextmanager
 async def raw_session(url: str, bearer: str, mode: str) -> AsyncIterator[RawSession]:
     import httpx
@@ -276,18 +280,6 @@ async def raw_session(url: str, bearer: str, mode: str) -> AsyncIterator[RawSess
         raw = RawSession(client, url, mode)
         await raw.start()
         yield raw
-
-
-async def drive_raw(
-    url: str,
-    bearer: str,
-    sessions: int,
-    calls: int,
-    pid: int,
-    plan: Sequence[tuple[str, dict[str, Any]]] = READ_CALLS,
-) -> dict[str, Any]:
-    """`drive`, with each session a `RawSession` instead of the SDK's client."""
-    return await drive(url, bearer, sessions, calls, pid, plan, raw=True)
 
 
 def main() -> int:

@@ -6,6 +6,7 @@ process with httpx (the requests are read back from the sandbox's request log, s
 is exactly what the server sent upstream); for a step log, downloading the same log.
 """
 
+import functools
 import json
 import math
 import os
@@ -557,7 +558,7 @@ def _load_rounds(
     driver: str,
 ) -> tuple[dict[str, Any], list[float], float]:
     """One warm-up and one measured run of `http_load.drive`: (summary, latencies, server CPU seconds)."""
-    drive = http_load.drive_raw if driver == "raw" else http_load.drive
+    drive = functools.partial(http_load.drive, raw=driver == "raw")
     warm = anyio.run(drive, url, bearer, sessions, warmup, process.pid, plan)
     cpu_before = proc_cpu_seconds(process.pid)
     run = anyio.run(drive, url, bearer, sessions, calls, process.pid, plan)
