@@ -113,3 +113,61 @@ def test_the_loop_transport_writes_what_the_sdks_transport_writes(
 def test_eof_at_once_ends_the_session_cleanly(transport: str) -> None:
     out, _ = serve(transport, b"")
     assert out == b"after blocking=True,True\n"
+
+
+# In this process, over an os.pipe(): the reader and writer themselves, on the event loop.
+
+
+async def _through_a_pipe(chunks: list[bytes], text: str | None = None) -> list[str]:
+    """Lines `PipeLines` reads from a pipe fed `chunks` (raw), or `text` through `PipeWriter`."""
+    import anyio
+
+    from adapters.stdio_pipes import PipeLines, PipeWriter
+
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    os.set_blocking(write_end, False)
+    lines: list[str] = []
+
+    async def feed() -> None:
+        try:
+            if text is not None:
+                await PipeWriter(write_end).write(text)
+            for chunk in chunks:
+                os.write(write_end, chunk)  # at most a few hundred bytes: the pipe never fills
+                await anyio.sleep(0)  # let the reader take what is there: lines arrive in pieces
+        finally:
+            os.close(write_end)
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(feed)
+            lines.extend([line async for line in PipeLines(read_end)])
+    finally:
+        os.close(read_end)
+    return lines
+
+
+_BYTES = st.lists(
+    st.one_of(st.binary(max_size=40), st.sampled_from([b"\n", b"\r", b"\r\n", b"\xc3", b"\xa9", b"{}"])),
+    max_size=30,
+)
+
+
+@settings(max_examples=100)
+@given(_BYTES)
+def test_pipe_lines_are_the_lines_the_sdks_text_wrapper_reads(pieces: list[bytes]) -> None:
+    """Whatever the bytes and however they are cut: the lines the SDK's UTF-8 text wrapper gives."""
+    import io
+
+    import anyio
+
+    expected = list(io.TextIOWrapper(io.BytesIO(b"".join(pieces)), encoding="utf-8", errors="replace"))
+    assert anyio.run(_through_a_pipe, pieces) == expected
+
+
+def test_pipe_writer_writes_a_message_larger_than_the_pipe_whole() -> None:
+    import anyio
+
+    message = "é" * (1 << 20) + "\n"  # 2 MiB of UTF-8: the writer waits for the pipe many times
+    assert anyio.run(_through_a_pipe, [], message) == [message]
