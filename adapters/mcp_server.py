@@ -619,7 +619,9 @@ def build_server(app: McpApplication) -> Server[Any]:
     )
 
 
-async def run_stdio(server: Server[Any]) -> None:
-    """Serve one client on stdin/stdout until it closes the connection."""
-    async with stdio_server() as (read_stream, write_stream):
+async def run_stdio(
+    server: Server[Any], transport: Callable[[], AbstractAsyncContextManager[Any]] = stdio_server
+) -> None:
+    """Serve one client on stdin/stdout until it closes the connection; `transport` gives the streams (the SDK's by default)."""
+    async with transport() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

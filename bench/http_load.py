@@ -102,24 +102,32 @@ async def drive(
     calls: int,
     pid: int,
     plan: Sequence[tuple[str, dict[str, Any]]] = READ_CALLS,
+    *,
+    raw: bool = False,
 ) -> dict[str, Any]:
-    """`sessions` concurrent sessions of `calls` calls each, cycling through `plan` (tool name, arguments)."""
+    """`sessions` concurrent sessions of `calls` calls each, cycling through `plan` (tool name, arguments);
+    each session is the SDK's `Client`, or with `raw` a `RawSession` (the same requests, no client library)."""
     latencies: list[float] = []
     errors: list[str] = []
     samples: list[tuple[float, int]] = []
     done = anyio.Event()
 
     async def one(index: int) -> None:
-        mode = "legacy" if index % 2 else "2026-07-28"
+        legacy = bool(index % 2)
+        opened = (
+            raw_session(url, bearer, LEGACY if legacy else MODERN)
+            if raw
+            else session(url, bearer, "legacy" if legacy else MODERN)
+        )
         try:
-            async with session(url, bearer, mode) as client:
+            async with opened as client:
                 for i in range(calls):
                     name, args = plan[(index + i) % len(plan)]
                     started = time.perf_counter()
-                    result = await client.call_tool(name, args)
+                    failed, content = await _call(client, name, args)
                     latencies.append(time.perf_counter() - started)
-                    if result.is_error:
-                        errors.append(f"{name}: {result.structured_content}")
+                    if failed:
+                        errors.append(f"{name}: {content}")
         except Exception as e:  # a broken session is an error of the run, not of the benchmark
             errors.append(f"session {index}: {type(e).__name__}: {e}")
 
@@ -152,6 +160,126 @@ async def drive(
         "rss_samples_kib": samples,
         "latencies_s": latencies,
     }
+
+
+# What the raw driver sends as the SDK's client does: the same methods, headers and `_meta`.
+CLIENT_INFO = {"name": "woodpecker-ci-mcp-bench", "version": "0"}
+LEGACY, MODERN = "2025-11-25", "2026-07-28"
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+}
+
+
+class RawSession:
+    """One MCP session as raw JSON-RPC POSTs over one keep-alive httpx connection.
+
+    It sends what the SDK's `Client` sends for a read (a 2025-11-25 session: `initialize`, then
+    `notifications/initialized`, then calls with the session id; a 2026-07-28 one:
+    `server/discover`, then calls with the `_meta` envelope and the `Mcp-Method`/`Mcp-Name`
+    headers), and reads either answer a server may give, one JSON body or an SSE stream whose
+    event carries the answer. What it skips is the client library's own work per call (its
+    task groups, memory streams and pydantic models), so that a load generator on the same
+    cores as the servers costs each server less than it costs to answer.
+    """
+
+    def __init__(self, client: Any, url: str, mode: str) -> None:
+        self.client = client
+        self.url = url
+        self.mode = mode
+        self.next_id = 0
+        self.headers: dict[str, str] = {}
+
+    async def start(self) -> None:
+        if self.mode == MODERN:
+            await self.request("server/discover", {"_meta": MODERN_META})
+            return
+        params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
+        answer = await self.client.post(
+            self.url, json=self._message("initialize", params), headers=self._head("initialize")
+        )
+        session = answer.headers.get("mcp-session-id")
+        await self._result(answer)
+        self.headers = {"mcp-protocol-version": LEGACY, **({"mcp-session-id": session} if session else {})}
+        notified = await self.client.post(
+            self.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=self._head(None)
+        )
+        await notified.aread()
+        notified.raise_for_status()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        if self.mode == MODERN:
+            params["_meta"] = MODERN_META
+        return await self.request("tools/call", params, name)
+
+    async def request(self, method: str, params: dict[str, Any], name: str | None = None) -> dict[str, Any]:
+        async with self.client.stream(
+            "POST", self.url, json=self._message(method, params), headers=self._head(method, name)
+        ) as answer:
+            return await self._result(answer)
+
+    def _message(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        return {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+
+    def _head(self, method: str | None, name: str | None = None) -> dict[str, str]:
+        head = dict(self.headers)
+        if self.mode == MODERN and method is not None:
+            head.update({"mcp-protocol-version": MODERN, "mcp-method": method})
+            if name is not None:
+                head["mcp-name"] = name
+        return head
+
+    async def _result(self, answer: Any) -> dict[str, Any]:
+        """The JSON-RPC result for this request, from a JSON body or the SSE event that carries it."""
+        answer.raise_for_status()
+        if answer.headers.get("content-type", "").startswith("text/event-stream"):
+            data: list[str] = []
+            async for line in answer.aiter_lines():
+                if line.startswith("data:"):
+                    data.append(line[5:].lstrip())
+                elif not line and data:
+                    message = json.loads("\n".join(data))
+                    data = []
+                    if message.get("id") == self.next_id:
+                        return self._checked(message)
+            raise RuntimeError("the event stream ended without the answer")
+        return self._checked(json.loads(await answer.aread()))
+
+    @staticmethod
+    def _checked(message: dict[str, Any]) -> dict[str, Any]:
+        if "error" in message:
+            raise RuntimeError(f"JSON-RPC error: {message['error']}")
+        result: dict[str, Any] = message["result"]
+        return result
+
+
+async def _call(client: Any, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+    """Call a tool through either kind of session: (whether it failed, its structured content)."""
+    if isinstance(client, RawSession):
+        answer = await client.call_tool(name, arguments)
+        return bool(answer.get("isError")), answer.get("structuredContent")
+    result = await client.call_tool(name, arguments)
+    return bool(result.is_error), result.structured_content
+
+
+@asynccontextmanager
+async def raw_session(url: str, bearer: str, mode: str) -> AsyncIterator[RawSession]:
+    import httpx
+
+    async with httpx.AsyncClient(
+        headers={
+            "Authorization": f"Bearer {bearer}",
+            "Accept": "application/json, text/event-stream",
+        },
+        trust_env=False,
+        timeout=120,
+    ) as client:
+        raw = RawSession(client, url, mode)
+        await raw.start()
+        yield raw
 
 
 def main() -> int:

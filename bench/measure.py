@@ -6,6 +6,7 @@ process with httpx (the requests are read back from the sandbox's request log, s
 is exactly what the server sent upstream); for a step log, downloading the same log.
 """
 
+import functools
 import json
 import math
 import os
@@ -554,11 +555,13 @@ def _load_rounds(
     calls: int,
     warmup: int,
     plan: Sequence[tuple[str, dict[str, Any]]],
+    driver: str,
 ) -> tuple[dict[str, Any], list[float], float]:
     """One warm-up and one measured run of `http_load.drive`: (summary, latencies, server CPU seconds)."""
-    warm = anyio.run(http_load.drive, url, bearer, sessions, warmup, process.pid, plan)
+    drive = functools.partial(http_load.drive, raw=driver == "raw")
+    warm = anyio.run(drive, url, bearer, sessions, warmup, process.pid, plan)
     cpu_before = proc_cpu_seconds(process.pid)
-    run = anyio.run(http_load.drive, url, bearer, sessions, calls, process.pid, plan)
+    run = anyio.run(drive, url, bearer, sessions, calls, process.pid, plan)
     cpu = proc_cpu_seconds(process.pid) - cpu_before
     run["warmup_errors"] = warm["errors"]
     return run, run.pop("latencies_s"), cpu
@@ -580,8 +583,13 @@ def _load_summary(runs: Sequence[dict[str, Any]], latencies: list[float], cpu: f
     }
 
 
-def http_throughput(bench: Bench, sessions: int, calls: int, warmup: int, rounds: int = 2) -> dict[str, Any]:
-    """`bench.http_load`'s driver (half 2025-11-25, half 2026-07-28 sessions) calling the read tool on our HTTP server and on the peer's, in alternating rounds, beside the replayed floor."""
+def http_throughput(
+    bench: Bench, sessions: int, calls: int, warmup: int, rounds: int = 2, driver: str = "raw"
+) -> dict[str, Any]:
+    """`bench.http_load`'s driver (half 2025-11-25, half 2026-07-28 sessions) calling the read tool on our HTTP server and on the peer's, in alternating rounds, beside the replayed floor.
+
+    `driver` "raw": each session is raw JSON-RPC POSTs (`http_load.RawSession`); "sdk": the SDK's
+    `Client`, which costs the benchmark process more CPU per call than either server."""
     name, arguments = HTTP_READ
     with bench.stdio() as server:
         server.initialize()
@@ -621,7 +629,7 @@ def http_throughput(bench: Bench, sessions: int, calls: int, warmup: int, rounds
             try:
                 client_before = _own_cpu()
                 run, seen, used = _load_rounds(
-                    process, f"http://127.0.0.1:{at}/mcp", token, sessions, calls, warmup, tool_plan
+                    process, f"http://127.0.0.1:{at}/mcp", token, sessions, calls, warmup, tool_plan, driver
                 )
                 if who == "ours":
                     client_cpu += _own_cpu() - client_before
@@ -643,7 +651,8 @@ def http_throughput(bench: Bench, sessions: int, calls: int, warmup: int, rounds
         "ours": ours,
         "server_rss_kib_end": rss_end["ours"],
         "server_cpu_ms_per_call": ours["server_cpu_ms_per_call"],
-        # The 16 SDK clients run in this process on the same cores: their cost bounds the rate too.
+        # The 16 clients run in this process on the same cores: their cost bounds the rate too.
+        "driver": driver,
         "client_cpu_ms_per_call": ms(client_cpu / ours["calls"]) if ours["calls"] else None,
         "floor_direct_httpx": floor,
         "throughput_ratio": ratio(floor["calls_per_second"], ours["calls_per_second"]),

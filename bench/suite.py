@@ -92,6 +92,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--http-calls", type=int, help="calls per HTTP session and round (default 100; quick 20)"
     )
+    parser.add_argument(
+        "--http-driver",
+        choices=("raw", "sdk"),
+        default="raw",
+        help="HTTP sessions as raw JSON-RPC POSTs (default; lighter on the shared cores) or the SDK's Client (the method before issue 16's fourth pass)",
+    )
     parser.add_argument("--guard-iterations", type=int, help="approvals per path (default 30; quick 5)")
     parser.add_argument(
         "--only",
@@ -152,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         ("step_logs", lambda: measure.step_logs(bench, args.sizes)),
         (
             "http",
-            lambda: measure.http_throughput(bench, 16, args.http_calls, warmup=max(5, args.http_calls // 10)),
+            lambda: measure.http_throughput(
+                bench, 16, args.http_calls, warmup=max(5, args.http_calls // 10), driver=args.http_driver
+            ),
         ),
         ("guard", lambda: measure.guard(bench, args.guard_iterations)),
     ]

@@ -144,7 +144,7 @@ def _http(h: dict[str, Any]) -> list[str]:
     ours, floor = h["ours"], h["floor_direct_httpx"]
     rows = [
         f"Streamable HTTP: {h['sessions']} concurrent sessions x {h['calls_per_session']} calls x {h.get('rounds', 1)} "
-        f"rounds ({', '.join(h['tools'])}); errors {ours['errors']}",
+        f"rounds ({', '.join(h['tools'])}; {h.get('driver', 'sdk')} clients); errors {ours['errors']}",
         f"  {'':<36} {'calls/s':>9} {'p50':>9} {'p99':>9} {'CPU/call':>9}",
         f"  {'MCP over HTTP':<36} {ours['calls_per_second']:>9.1f} {ours['p50_ms']:>7.2f}ms {ours['p99_ms']:>7.2f}ms "
         f"{h['server_cpu_ms_per_call']:>7.2f}ms",
@@ -160,7 +160,7 @@ def _http(h: dict[str, Any]) -> list[str]:
         f"{floor['p50_ms']:>7.2f}ms {floor['p99_ms']:>7.2f}ms",
         f"  floor/ours throughput {_x(h['throughput_ratio'])}; latency p50 {_x(h['p50_ratio'])}, p99 {_x(h['p99_ratio'])}; "
         f"server RSS at end {h['server_rss_kib_end'] // 1024} MiB",
-        f"  CPU per call: server {h['server_cpu_ms_per_call']:.2f} ms, the 16 SDK clients (this process) "
+        f"  CPU per call: server {h['server_cpu_ms_per_call']:.2f} ms, the 16 {'raw' if h.get('driver', 'sdk') == 'raw' else 'SDK'} clients (this process) "
         f"{h['client_cpu_ms_per_call']:.2f} ms, sharing the same cores",
     ]
     return rows

@@ -148,11 +148,12 @@ def url_of(sock: "socket.socket") -> str:
 
 
 async def _serve_http(container: "Container", http: HttpSettings, sock: "socket.socket") -> int:
-    from entrypoints.container import build_http_app, opened
+    from entrypoints.container import build_http_app, opened, settle
 
     async with opened(container):
         app = await build_http_app(container, http, say)
         server = _uvicorn_server(app, http)
+        settle()
         say(f"{PROGRAM}: serving MCP (Streamable HTTP) at {url_of(sock)}; stop with Ctrl-C")
         await _run_until_signal(server, sock)
     return 0

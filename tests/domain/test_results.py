@@ -456,3 +456,41 @@ def test_resolve_answers_ids_names_and_the_next_call_marked_untrusted_on_one_sum
     assert "get_pipeline_failure_summary(repo_id=1, number=2)" in summary and "\x1b" not in summary
     repository = results.shape_resolved(results.Resolved({"id": 7, "full_name": "a/b"})).structured
     assert repository["kind"] == "repository" and "list_pipelines(repo_id=7)" in repository["next"]
+
+
+# A summary template: literal text and {fields} (plain names, a few with a format spec or an
+# attribute), some of which the sources lack or hold as non-scalars.
+_FIELD = st.sampled_from(["name", "number", "status", "event", "ref", "missing", "0"])
+_TEMPLATE_PART = st.one_of(
+    st.text(alphabet="abc .:-", max_size=5),
+    _FIELD.map(lambda f: "{" + f + "}"),
+    _FIELD.map(lambda f: "{" + f + "!r}"),
+    _FIELD.map(lambda f: "{" + f + ".real}"),
+)
+_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=120), st.lists(st.integers(), max_size=2)
+)
+_SOURCE = st.dictionaries(st.sampled_from(["name", "number", "status", "event", "ref", "extra"]), _VALUE)
+
+
+@settings(max_examples=200)
+@given(st.lists(_TEMPLATE_PART, max_size=6).map("".join), st.lists(_SOURCE, max_size=3))
+def test_a_summary_shortens_only_the_fields_it_names_and_reads_as_if_it_shortened_all(
+    template: str, sources: list[dict[str, Any]]
+) -> None:
+    """`fill` looks up only the template's fields; the text is the one every field shortened gives."""
+    from domain.woodpecker.results.text import _Fields, fill, short
+
+    every = _Fields()
+    for source in sources:
+        for k, v in source.items():
+            if isinstance(v, str | int | float | bool) or v is None:
+                every[k] = short(v)
+
+    def outcome(make: Any) -> tuple[str, str]:
+        try:
+            return ("text", make())
+        except Exception as error:  # a template that cannot be filled fails alike either way
+            return ("error", type(error).__name__)
+
+    assert outcome(lambda: fill(template, *sources)) == outcome(lambda: template.format_map(every))

@@ -1,7 +1,9 @@
 """Woodpecker's text made safe to show: no terminal escapes or control characters, one-line values cut short."""
 
 import re
+import string
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 _ANSI = re.compile(
@@ -52,10 +54,34 @@ class _Fields(dict[str, Any]):
 
 def fill(template: str, *sources: Mapping[str, Any]) -> str:
     """`template` with its {fields} taken from `sources` (later ones win), each shortened; a field
-    that is missing or not a scalar reads "?" rather than failing."""
-    fields = _Fields()
+    that is missing or not a scalar reads "?" rather than failing. Only the fields the template
+    names are shortened (an answer has dozens of fields, a summary names a few)."""
+    names = _field_names(template)
+    raw: dict[str, Any] = {}
     for source in sources:
-        for k, v in source.items():
+        for k in source if names is None else (n for n in names if n in source):
+            v = source[k]
             if isinstance(v, str | int | float | bool) or v is None:
-                fields[k] = short(v)
+                raw[k] = v
+    fields = _Fields()
+    for k, v in raw.items():
+        fields[k] = short(v)
     return template.format_map(fields)
+
+
+@lru_cache(maxsize=512)
+def _field_names(template: str) -> tuple[str, ...] | None:
+    """The keys a template's {fields} look up, or None when it has a field that is not a plain name."""
+    names: list[str] = []
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError:
+        return None  # format_map says what is wrong with it
+    for _, field, _, _ in parsed:
+        if field is None:
+            continue
+        key = re.split(r"[.\[]", field, maxsplit=1)[0]
+        if not key or key.isdigit():
+            return None
+        names.append(key)
+    return tuple(dict.fromkeys(names))
