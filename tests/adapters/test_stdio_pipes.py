@@ -1,4 +1,5 @@
-"""stdio on the event loop (adapters/stdio_pipes.py, ADR 0038), in real processes over real pipes.
+"""stdio on the event loop (adapters/stdio_pipes.py, ADR 0038), over real pipes: in this process for the
+property (both transports over os.pipe), in real processes where fds 0 and 1 are claimed.
 
 Each test spawns a small echo server: it serves the session's streams from `stdio_streams()`
 (or, as the oracle, the SDK's own `stdio_server()`), sends back every message it reads, and
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from hypothesis import example, given, settings
@@ -94,7 +96,73 @@ _LINE = st.one_of(
 _END = st.sampled_from([b"\n", b"\r\n", b"\r"])
 
 
-@settings(max_examples=6)
+def _echo_session(read: Any, write: Any) -> Any:
+    """What the echo server does with a session's streams (ECHO's loop, in this process)."""
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    async def run() -> None:
+        async with read, write:
+            async for item in read:
+                if isinstance(item, Exception):
+                    out = types.JSONRPCNotification(jsonrpc="2.0", method="invalid")
+                else:
+                    out = item.message
+                await write.send(SessionMessage(out))
+
+    return run()
+
+
+async def _served_in_process(transport: str, data: bytes) -> bytes:
+    """The bytes `transport` writes for `data` on stdin, over two os.pipe()s in this process.
+
+    "sdk" is the oracle: the SDK's stdio_server over the same UTF-8 text wrappers it puts on
+    the process's own stdin and stdout; "loop" is ours, PipeLines and PipeWriter.
+    """
+    import io
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from adapters.stdio_pipes import PipeLines, PipeWriter
+
+    in_read, in_write = os.pipe()
+    out_read, out_write = os.pipe()
+    received = bytearray()
+
+    def feed() -> None:
+        with os.fdopen(in_write, "wb") as pipe:
+            pipe.write(data)
+
+    def drain() -> None:
+        with os.fdopen(out_read, "rb") as pipe:
+            received.extend(pipe.read())
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(anyio.to_thread.run_sync, feed)
+        group.start_soon(anyio.to_thread.run_sync, drain)
+        if transport == "loop":
+            os.set_blocking(in_read, False)
+            os.set_blocking(out_write, False)
+            streams = stdio_server(cast(Any, PipeLines(in_read)), cast(Any, PipeWriter(out_write)))
+        else:
+            stdin = io.TextIOWrapper(os.fdopen(in_read, "rb"), encoding="utf-8", errors="replace")
+            stdout = io.TextIOWrapper(os.fdopen(out_write, "wb"), encoding="utf-8")
+            streams = stdio_server(anyio.wrap_file(stdin), anyio.wrap_file(stdout))
+        try:
+            async with streams as (read, write):
+                await _echo_session(read, write)
+        finally:
+            if transport == "loop":
+                os.close(in_read)
+                os.close(out_write)
+            else:
+                stdin.close()
+                stdout.close()
+    return bytes(received)
+
+
+@settings(max_examples=100)
 @given(st.lists(st.tuples(_LINE, _END), max_size=8), st.one_of(st.just(b""), _LINE))
 @example([(request(1, "x" * (4 << 20)), b"\n"), (request(2, "y"), b"\n")], b"")
 @example([(request(1, "a"), b"\n")], request(2, "cut off by EOF")[:-3])
@@ -102,11 +170,23 @@ _END = st.sampled_from([b"\n", b"\r\n", b"\r"])
 def test_the_loop_transport_writes_what_the_sdks_transport_writes(
     lines: list[tuple[bytes, bytes]], last: bytes
 ) -> None:
+    import anyio
+
     data = b"".join(line + end for line, end in lines) + last
+    ours = anyio.run(_served_in_process, "loop", data)
+    theirs = anyio.run(_served_in_process, "sdk", data)
+    assert ours == theirs
+
+
+def test_as_a_process_the_loop_transport_writes_what_the_sdks_writes() -> None:
+    # The same comparison across a real process, where stdio_streams() claims fds 0 and 1: one
+    # input holding every kind of line the property above draws, cut off by EOF at the end.
+    kinds = [request(1, "a"), b'{"jsonrpc": "2.0"}', b"not json", b'{"jsonrpc":"2.0","method":"n\xff"}', b""]
+    data = b"\r\n".join(kinds) + b"\n" + request(2, "x" * (1 << 17)) + b"\r" + request(3, "cut")[:-2]
     ours, _ = serve("loop", data)
     theirs, _ = serve("sdk", data)
     assert ours == theirs
-    assert ours.endswith(b"after blocking=True,True\n")
+    assert ours.endswith(b"after blocking=True,True\n") and ours.count(b"\n") == 8
 
 
 @pytest.mark.parametrize("transport", ["loop", "sdk"])
