@@ -38,6 +38,11 @@ _CONTEXT_SENSITIVE = re.compile(r"\\[Az]|\(\?[A-Za-z]*-")
 # RE2's metacharacters: a pattern without any but "|" is an alternation of literal strings.
 _METACHARACTERS = frozenset("\\^$.?*+()[]{}")
 _MIN_LITERAL = 3  # bytes; a shorter literal's base64 is too short to rule out anything
+# A padded end whose last character leaves bits over that are not zero: read with "=" as "A",
+# its padding would decode to a byte other than NUL ("==" follows one of AQgw, a lone "=" one
+# of the sixteen characters whose last two bits are zero).
+# (RE2, not re: re tries the class at every byte, as slow as searching line by line.)
+_NONCANONICAL_PAD = re2.compile(rb"[^AQgw]==|[^AEIMQUYcgkosw048=]=")
 
 
 def decode(data: Any) -> str:
@@ -257,15 +262,26 @@ class SearchReader:
 
     def _matched(self, batch: Batch, datas: list[Any]) -> list[int]:
         pattern = self._pattern
-        if batch.fixed and pattern.whole_batch and not pattern.dollar:
+        if batch.fixed and pattern.whole_batch:
             # Checked base64, decoded in one call: "=" read as "A" turns each padded end into
             # one or two NUL bytes, and "CgoK" (three newlines) separates the lines, so the
-            # block is every line followed by at most two NULs and a line break. Only a
-            # pattern with $ could tell the difference, and it goes line by line below.
-            block = binascii.a2b_base64(b"CgoK".join(datas).replace(b"=", b"A"))
+            # block is every line followed by at most two NULs and a line break.
+            joined = b"CgoK".join(datas)
+            block = binascii.a2b_base64(joined.replace(b"=", b"A"))
+            if pattern.dollar:
+                # A $ must match where a line ends, before its padding. When the padding decodes
+                # to NULs (the bits it leaves over are zero, as every encoder writes them) and
+                # the block holds no other NUL, they become line breaks, same length, so each
+                # line's end is followed by one. Otherwise every line is searched on its own.
+                if _NONCANONICAL_PAD.search(joined) or block.count(0) != joined.count(b"="):
+                    return self._each(datas)
+                block = block.replace(b"\x00", b"\n")
             if block.isascii() or _is_utf8(block):
                 return self._block_matches(block, datas)
-        matches = pattern.matches
+        return self._each(datas)
+
+    def _each(self, datas: list[Any]) -> list[int]:
+        matches = self._pattern.matches
         return [i for i, data in enumerate(datas) if matches(decode(data))]
 
     def _block_matches(self, block: bytes, datas: list[Any]) -> list[int]:

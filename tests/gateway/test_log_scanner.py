@@ -26,6 +26,7 @@ from adapters.woodpecker_httpx.log_stream import (
     check_executor,
 )
 from domain.logs import LogWindower, is_output
+from domain.woodpecker.results import ERROR_PATTERN
 from ports.woodpecker import LogSearchRequest, LogWindowRequest
 from tests.gateway.test_log_stream import MALFORMED
 
@@ -272,6 +273,9 @@ PATTERNS = st.sampled_from(
         "--- FAIL:|error:",
         "ab FAIL",
         "FAIL|日本",
+        r"a\s*$",
+        r"\x00$",
+        ERROR_PATTERN,  # get_pipeline_failure_summary's, with its "Killed\s*$"
     ]
 )
 
@@ -455,3 +459,38 @@ def test_an_entry_that_never_closes_is_refused_within_the_readers_bound() -> Non
         for part in parts:
             scanner.feed(part)
         scanner.close()
+
+
+def _entries(datas: list[str]) -> bytes:
+    entries = (
+        f'{{"id":{i + 1},"step_id":7,"time":0,"line":{i},"data":"{data}","type":0}}'
+        for i, data in enumerate(datas)
+    )
+    return ("[" + ",".join(entries) + "]").encode()
+
+
+def _b64(*texts: bytes) -> list[str]:
+    return [base64.b64encode(t).decode() for t in texts]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "datas"),
+    [
+        # every padding: none, one and two NULs after the line's end
+        (r"Killed\s*$", _b64(b"ok", b"Killed", b"Killed  ", b"x", b"Killedx", b"Killed")),
+        # NULs of the lines' own, which a $ pattern may match: each line on its own
+        (r"\x00$", _b64(b"ok\x00", b"a", b"b\x00\x00", b"c\x00d")),
+        # "Killed!" with padding bits that are not zero (any decoder reads it), beside a line whose
+        # own NUL makes the NULs as many as the "=": each line on its own all the same
+        (r"!$", ["S2lsbGVkIR==", *_b64(b"ab\x00", b"no!")]),
+    ],
+)
+def test_a_dollar_pattern_finds_each_line_end_whatever_its_padding(pattern: str, datas: list[str]) -> None:
+    reader = SearchReader(LogSearchRequest(pattern, max_matches=10))
+    batches = list(scan(chunks(_entries(datas), []), None))
+    assert all(batch.fixed for batch in batches)  # the whole-batch path, not the parser's
+    for batch in batches:
+        reader.feed(batch)
+    texts = [base64.b64decode(data) for data in datas]
+    want = [i for i, t in enumerate(texts) if re2.search(pattern.encode(), t)]
+    assert want and [m.line.number for m in reader.result().matches] == want
