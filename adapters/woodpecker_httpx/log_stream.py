@@ -145,9 +145,13 @@ class LogArrayReader:
 _B64 = rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
 
 
+# A JSON integer as the parser reads one: no leading zeros ("007" is not JSON), at most 19 digits.
+_INT = rb"-?(?:0|[1-9][0-9]{0,18})"
+
+
 def _entry(line: bytes) -> bytes:
     return (
-        rb'\{"id":-?[0-9]{1,19},"step_id":-?[0-9]{1,19},"time":-?[0-9]{1,19},"line":' + line + rb","
+        rb'\{"id":' + _INT + rb',"step_id":' + _INT + rb',"time":' + _INT + rb',"line":' + line + rb","
         rb'"data":"' + _B64 + rb'","type":[012]\}'
     )
 

@@ -393,6 +393,10 @@ def test_a_runs_bounds_and_count_are_its_lowest_and_highest_line_whatever_the_wi
 NEAR_MISSES = [
     b'{"id":1,"step_id":7,"time":0,"line":007,"data":"b2s=","type":0}',  # leading zeros: not JSON
     b'{"id":1,"step_id":7,"time":0,"line":-0,"data":"b2s=","type":0}',
+    b'{"id":007,"step_id":7,"time":0,"line":5,"data":"b2s=","type":0}',  # leading zeros anywhere: not JSON
+    b'{"id":1,"step_id":-07,"time":0,"line":5,"data":"b2s=","type":0}',
+    b'{"id":1,"step_id":7,"time":00,"line":5,"data":"b2s=","type":0}',
+    b'{"id":-0,"step_id":7,"time":-0,"line":5,"data":"b2s=","type":0}',  # JSON, read as 0
     b'{"id":1,"step_id":7,"time":0,"line":1e3,"data":"b2s=","type":0}',  # a float line: refused
     b'{"id":1,"step_id":7,"time":0,"line":99999999999999999999999,"data":"b2s=","type":0}',
     b'{"id":1,"step_id":7,"time":0,"line":5,"line":6,"data":"b2s=","type":0}',  # the last one counts
@@ -434,6 +438,58 @@ def test_bytes_that_almost_have_the_shape_read_as_the_parser_reads_them(
     body = b"[" + b",".join(entries) + b"]"
     parts = [body[i : i + size] for i in range(0, len(body), size)]
     assert outcome(lambda: flatten(scan(parts, None, *threads(data)))) == outcome(lambda: reference(body))
+
+
+# Bytes an edit may put into a Go-shaped log: each one is meaningful somewhere in its grammar.
+EDITS = st.sampled_from(list(b'00--0123456789+.eE"\\,:{}[]= \n_/aAlz') + [0x00, 0x7F, 0xC3, 0xFF])
+# Where an edit lands: next to a digit, a quote, another punctuation mark, or anywhere.
+PLACES = st.sampled_from([b"0123456789", b'"', b",:{}[]=-", b""])
+
+
+@FAST
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 10**12), st.integers(0, 10**6), st.binary(max_size=8)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(
+        st.tuples(PLACES, st.integers(0, 10**6), st.sampled_from(["replace", "insert", "delete"]), EDITS),
+        max_size=3,
+    ),
+    st.integers(1, 120),
+    st.data(),
+)
+def test_a_go_shaped_log_with_a_few_bytes_edited_reads_as_the_parser_reads_it(
+    made: list[tuple[int, int, bytes]],
+    edits: list[tuple[bytes, int, str, int]],
+    size: int,
+    data: st.DataObject,
+) -> None:
+    # A hostile body: Go's exact entries with a byte replaced, inserted or deleted (in a key, a
+    # number, the base64, at a quote or a separator). Whatever the edits made of it, the scanner
+    # answers what the parser answers: the same lines, or the same refusal.
+    body = bytearray(
+        b"["
+        + b",".join(
+            f'{{"id":{i},"step_id":7,"time":{t},"line":{n},"data":"{base64.b64encode(text).decode()}","type":0}}'.encode()
+            for n, (i, t, text) in enumerate(made)
+        )
+        + b"]"
+    )
+    for place, k, how, byte in edits:
+        spots = [i for i, b in enumerate(body) if not place or b in place] or [0]
+        at = spots[k % len(spots)]
+        if how == "insert":
+            body[at:at] = bytes([byte])
+        elif how == "delete":
+            del body[at : at + 1]
+        else:
+            body[at : at + 1] = bytes([byte])
+    parts = [bytes(body[i : i + size]) for i in range(0, len(body), size)]
+    assert outcome(lambda: flatten(scan(parts, None, *threads(data)))) == outcome(
+        lambda: reference(bytes(body))
+    )
 
 
 def test_a_huge_line_among_shaped_ones_goes_to_the_exact_reader_and_reads_the_same() -> None:
