@@ -2,7 +2,8 @@
 
 import base64
 import json
-from concurrent.futures import Executor
+import threading
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Literal
 
 import pytest
@@ -94,10 +95,12 @@ def scan(
     threads: Executor | None = None,
     depth: int = 4,
     min_run: int = 0,
+    bounds: bool = True,
 ) -> list[Batch]:
-    """The scanner's batches; with `threads`, the checks run there (as in the gateway), at most `depth`
-    behind; a run is cut once `min_run` bytes are in (0: at every chunk, the most cuts)."""
-    scanner = LogScanner(also=also, executor=threads, depth=depth, min_run=min_run)
+    """The scanner's batches; with `threads`, runs are examined there (as in the gateway), at most
+    `depth` behind; a run is cut once `min_run` bytes are in (0: at every chunk, the most cuts);
+    `bounds`: whether the examination finds each run's lowest and highest line (else asked later)."""
+    scanner = LogScanner(also=also, executor=threads, depth=depth, min_run=min_run, bounds=bounds)
     batches: list[Batch] = []
     for part in parts:
         batches += scanner.feed(part)
@@ -125,11 +128,16 @@ def reference(body: bytes) -> list[tuple[int, str, int]]:
     return out
 
 
-def threads(data: st.DataObject) -> tuple[Executor | None, int, int]:
-    """Checks inline, or on the gateway's threads with 1 to 4 runs in flight; runs cut at every chunk
-    or once 1 to 400 bytes are in."""
+def threads(data: st.DataObject) -> tuple[Executor | None, int, int, bool]:
+    """Runs examined inline, or on the gateway's threads with 1 to 4 in flight; runs cut at every
+    chunk or once 1 to 400 bytes are in; their bounds found by the examination or when asked."""
     executor = data.draw(st.sampled_from([None, check_executor()]))
-    return executor, data.draw(st.integers(1, 4)), data.draw(st.sampled_from([0, 0, 1, 60, 400]))
+    return (
+        executor,
+        data.draw(st.integers(1, 4)),
+        data.draw(st.sampled_from([0, 0, 1, 60, 400])),
+        data.draw(st.booleans()),
+    )
 
 
 @FAST
@@ -501,6 +509,38 @@ def test_a_huge_line_among_shaped_ones_goes_to_the_exact_reader_and_reads_the_sa
     for executor in (None, check_executor()):
         for min_run in (0, 200_000):
             assert flatten(scan(parts, None, executor, 2, min_run)) == reference(body)
+
+
+def test_runs_queued_behind_an_unshaped_one_reach_the_exact_reader_unexamined() -> None:
+    # The first chunk ends inside a string, just after a "},{" there: the run cut at it is not JSON,
+    # so the exact reader takes over from it, and the runs queued after it (cut from later chunks
+    # and never examined: the only worker is held until the scanner has closed) reach it in order.
+    odd = b'{"id":0,"step_id":7,"time":0,"line":0,"data":"b2s=","type":0,"note":"},{"}'
+    later = [go_entry(i, i) for i in range(1, 30)]
+    body = b"[" + b",".join([odd, *later]) + b"]"
+    first = body.index(b'},{"}') + 3
+    parts = [body[:first]] + [body[i : i + 97] for i in range(first, len(body), 97)]
+    started, examined, resume = threading.Event(), threading.Event(), threading.Event()
+
+    def stop() -> None:  # the worker stops after the unshaped run
+        examined.set()
+        resume.wait()
+
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        try:
+            executor.submit(started.wait)
+            scanner = LogScanner(executor=executor, depth=64, min_run=0)
+            batches = scanner.feed(parts[0])  # the unshaped run, queued first
+            executor.submit(stop)
+            for part in parts[1:]:
+                batches += scanner.feed(part)
+            started.set()
+            assert examined.wait(30)
+            batches += scanner.close()
+        finally:
+            started.set()
+            resume.set()
+    assert flatten(batches) == reference(body)
 
 
 def test_an_entry_that_never_closes_is_refused_within_the_readers_bound() -> None:
