@@ -10,6 +10,7 @@ here as the "before". Prints a small table and writes `bench/out/log_window.json
 import argparse
 import contextlib
 import gc
+import inspect
 import json
 import os
 import platform
@@ -171,8 +172,12 @@ async def scanner_loop(url: str, token: str, limit: int, what: str) -> tuple[int
         reader, also = read.SearchReader(request, compiled), compiled.prefilter
     else:
         reader = read.WindowReader(LogWindowRequest(limit, "head" if kind == "head" else "tail"))
-    threads = {"executor": stream.check_executor()} if hasattr(stream, "check_executor") else {}
-    scanner = stream.LogScanner(also=also, **threads)
+    options: dict[str, Any] = (
+        {"executor": stream.check_executor()} if hasattr(stream, "check_executor") else {}
+    )
+    if "bounds" in inspect.signature(stream.LogScanner).parameters:
+        options["bounds"] = kind != "search"  # as the gateway has it: a search needs no line bounds
+    scanner = stream.LogScanner(also=also, **options)
     async with httpx.AsyncClient(timeout=120, trust_env=False) as client:
         async with client.stream("GET", url, headers={"Authorization": f"Bearer {token}"}) as response:
             async for chunk in response.aiter_bytes():

@@ -122,7 +122,7 @@ class HttpxWoodpeckerGateway:
 
         async def consume(response: httpx.Response) -> LogSearch:
             reader = SearchReader(search, compiled)
-            await self._read_log(response, reader, compiled.prefilter)
+            await self._read_log(response, reader, compiled.prefilter, bounds=False)
             return reader.result()
 
         return await self._transport.exchange(Request("GET", path), credential, consume, self._log_deadline)
@@ -146,12 +146,15 @@ class HttpxWoodpeckerGateway:
         response: httpx.Response,
         reader: WindowReader | SearchReader | BothReaders,
         also: bytes | None = None,
+        *,
+        bounds: bool = True,
     ) -> None:
         """Stream the log through the byte-level scanner into `reader` (see the ADR "Read step logs at byte level, search them with RE2")."""
         if is_html_type(response):
             serves_web_ui()
         check_declared_length(response, self._max_log_bytes)
-        scanner = LogScanner(also=also, executor=check_executor())
+        # A search asks no batch for its lowest and highest lines (`bounds`); a window does.
+        scanner = LogScanner(also=also, executor=check_executor(), bounds=bounds)
         feed = reader.feed
         received = 0
         try:

@@ -145,9 +145,13 @@ class LogArrayReader:
 _B64 = rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
 
 
+# A JSON integer as the parser reads one: no leading zeros ("007" is not JSON), at most 19 digits.
+_INT = rb"-?(?:0|[1-9][0-9]{0,18})"
+
+
 def _entry(line: bytes) -> bytes:
     return (
-        rb'\{"id":-?[0-9]{1,19},"step_id":-?[0-9]{1,19},"time":-?[0-9]{1,19},"line":' + line + rb","
+        rb'\{"id":' + _INT + rb',"step_id":' + _INT + rb',"time":' + _INT + rb',"line":' + line + rb","
         rb'"data":"' + _B64 + rb'","type":[012]\}'
     )
 
@@ -240,13 +244,14 @@ class Batch:
 class FixedBatch(Batch):
     """A run of fixed-shape entries, kept as the bytes they arrived in."""
 
-    __slots__ = ("_count", "_datas", "_lines", "also", "raw", "width")
+    __slots__ = ("_bounds", "_count", "_datas", "_lines", "also", "raw", "width")
 
     def __init__(self, raw: bytes, width: int = 0, also: bool | None = None) -> None:
         self.raw = raw
         self.width = width  # digits of every line number, or 0 when they differ
         self.also = also  # whether the raw bytes hold a match of the scanner's `also`; None: not looked for
         self._count: int | None = None
+        self._bounds: tuple[int, int] | None = None
         self._lines: list[int] | None = None
         self._datas: list[bytes] | None = None
 
@@ -265,9 +270,12 @@ class FixedBatch(Batch):
         return self._lines
 
     def bounds(self) -> tuple[int, int] | None:
-        if self._lines is not None:
-            return min(self._lines), max(self._lines)
-        if not self.width:
+        if self._bounds is None:
+            self._bounds = self._find_bounds()
+        return self._bounds
+
+    def _find_bounds(self) -> tuple[int, int]:
+        if self._lines is not None or not self.width:
             lines = self.lines()
             return min(lines), max(lines)
         # Without an int per entry, nor a regex: the shape check made sure `,"line":` opens every
@@ -326,12 +334,53 @@ _executor: ThreadPoolExecutor | None = None
 
 
 def check_executor() -> Executor:
-    """The threads that run the scanners' shape checks (RE2 lets go of the GIL while it matches):
+    """The threads that examine the scanners' runs (RE2 lets go of the GIL while it matches):
     two, as checks are CPU work and more threads than cores only queue."""
     global _executor
     if _executor is None:
         _executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="log-check")
     return _executor
+
+
+Parts = list[bytes | memoryview]
+
+
+def _joined(parts: Parts) -> bytes:
+    return parts[0] if len(parts) == 1 and type(parts[0]) is bytes else b"".join(parts)
+
+
+def _examine(parts: Parts, check: Checker, also: bool, bounds: bool) -> tuple[bytes, FixedBatch | None]:
+    """A run's bytes, joined from the pieces it arrived in, and its batch when it has the fixed shape:
+    checked, and with its count (and, for a window, its lowest and highest line) already known, so
+    the thread that reads the log does none of this per-byte work."""
+    run = _joined(parts)
+    checked = check(run)
+    if checked is None:
+        return run, None
+    batch = FixedBatch(run, checked[0], checked[1] if also else None)
+    if bounds:
+        batch.bounds()
+    _ = batch.count
+    return run, batch
+
+
+class _Queued:
+    """A run cut from the log, waiting to become a batch: its pieces, and its examination or the future of it."""
+
+    __slots__ = ("examined", "last", "parts", "size")
+
+    def __init__(self, parts: Parts, size: int, last: bool) -> None:
+        self.parts, self.size, self.last = parts, size, last
+        self.examined: Any = None
+
+    def run(self) -> bytes:
+        """The run's bytes (joined here when the thread has not started on them: it never will)."""
+        examined = self.examined
+        if isinstance(examined, Future):
+            if examined.cancel():
+                return _joined(self.parts)
+            examined = examined.result()
+        return examined[0]  # type: ignore[no-any-return]  # (bytes, batch)
 
 
 class LogScanner:
@@ -343,9 +392,11 @@ class LogScanner:
     cut fell inside a string, odd spacing, `null`, a web page), everything from that run on
     goes through `LogArrayReader`, so the answer is always what the exact parser would give.
 
-    With an `executor`, each run's check (one RE2 pass, which lets go of the GIL) runs on
-    another thread while this one reads on; batches still come out in the order of the log,
-    at most `depth` runs behind it.
+    With an `executor`, each run is examined on another thread while this one reads on: its
+    pieces joined, its shape checked (one RE2 pass, which lets go of the GIL), its entries
+    counted and, with `bounds`, its lowest and highest line found. The reading thread only cuts
+    the received chunks at entry boundaries. Batches still come out in the order of the log, at
+    most `depth` runs behind it.
     """
 
     def __init__(
@@ -355,22 +406,25 @@ class LogScanner:
         executor: Executor | None = None,
         depth: int = 4,
         min_run: int = _MIN_RUN,
+        bounds: bool = True,
     ) -> None:
         """`also`: an RE2 pattern looked for in each fixed-shape run's raw bytes in the same pass
         (`FixedBatch.also`), e.g. the base64 forms of a search's literals. `min_run`: bytes
-        gathered before a run is cut (tests make it small to cut many runs)."""
+        gathered before a run is cut (tests make it small to cut many runs). `bounds`: whether the
+        batches' readers ask for their lowest and highest lines (a window does, a search does not)."""
         self._buf = b""
         self._state = "start"  # start -> runs -> done, or exact (LogArrayReader from here on)
         self._exact: LogArrayReader | None = None
         self._max_pending = max_pending
         self._check = _checker(also)
-        self._also = also
+        self._also = also is not None
+        self._bounds = bounds
         self._executor = executor
         self._depth = max(1, depth)
         self._min_run = min_run
-        # Runs cut but not yet turned into batches, in log order: (run, its check or its future, last);
-        # at most `depth` of them and about _MAX_QUEUED bytes (a hostile log's long runs wait their turn).
-        self._queue: deque[tuple[bytes, Any, bool]] = deque()
+        # Runs cut but not yet turned into batches, in log order; at most `depth` of them and
+        # about _MAX_QUEUED bytes (a hostile log's long runs wait their turn).
+        self._queue: deque[_Queued] = deque()
         self._queued = 0
         self._more: list[bytes] = []  # chunks after self._buf, not yet joined to it
         self._size = 0  # bytes in self._buf and self._more
@@ -386,10 +440,21 @@ class LogScanner:
         if self._exact is not None:
             return self._parsed(self._exact.feed(chunk))
         if self._state == "runs":
-            # Chunks wait until they make a run worth a check of its own (fewer hand-overs, one copy).
+            if not chunk:
+                return self._drain(final=False)
+            # Chunks wait until they make a run worth an examination of its own (fewer hand-overs).
             self._more.append(chunk)
             self._size += len(chunk)
             if self._size < self._min_run:
+                return self._drain(final=False)
+            # The last entry boundary is most likely in the last chunk: cut there, and copy nothing
+            # here (the examination joins the pieces).
+            cut = chunk.rfind(b"},{")
+            if cut >= 0:
+                parts: Parts = [self._buf, *self._more[:-1], memoryview(chunk)[: cut + 1]]
+                self._buf, self._more = chunk[cut + 2 :], []
+                self._size = len(self._buf)
+                self._submit(parts, self._size_of(parts), last=False)
                 return self._drain(final=False)
         buf = self._take() if self._state == "runs" else self._buf + chunk
         if self._state == "start":
@@ -414,8 +479,12 @@ class LogScanner:
             return self._drain(final=False)
         self._buf = buf[cut + 2 :]
         self._size = len(self._buf)
-        self._submit(buf[: cut + 1], last=False)
+        self._submit([buf[: cut + 1]], cut + 1, last=False)
         return self._drain(final=False)
+
+    @staticmethod
+    def _size_of(parts: Parts) -> int:
+        return sum(map(len, parts))
 
     def close(self) -> list[Batch]:
         if self._exact is not None:
@@ -434,35 +503,40 @@ class LogScanner:
         if not body.endswith(b"]"):
             self._buf = buf
             return self._give_up() + self.close()
-        self._submit(body[:-1].rstrip(), last=True)
+        run = body[:-1].rstrip()
+        self._submit([run], len(run), last=True)
         out = self._drain(final=True)
         if self._exact is not None:
             return out + self.close()
         self._state = "done"
         return out
 
-    def _submit(self, run: bytes, *, last: bool) -> None:
-        checked: Any = (
-            self._executor.submit(self._check, run) if self._executor is not None else self._check(run)
-        )
-        self._queue.append((run, checked, last))
-        self._queued += len(run)
+    def _submit(self, parts: Parts, size: int, *, last: bool) -> None:
+        queued = _Queued(parts, size, last)
+        if self._executor is not None:
+            queued.examined = self._executor.submit(_examine, parts, self._check, self._also, self._bounds)
+        else:
+            queued.examined = _examine(parts, self._check, self._also, self._bounds)
+        self._queue.append(queued)
+        self._queued += size
 
     def _drain(self, *, final: bool) -> list[Batch]:
-        """Batches of the runs whose check is done, in order; waits for the oldest when too many are
-        queued, or for all of them when `final`."""
+        """Batches of the runs whose examination is done, in order; waits for the oldest when too
+        many are queued, or for all of them when `final`."""
         out: list[Batch] = []
         queue = self._queue
         while queue and self._exact is None:
-            run, checked, last = queue[0]
-            if isinstance(checked, Future):
+            queued = queue[0]
+            examined = queued.examined
+            if isinstance(examined, Future):
                 full = len(queue) > self._depth or self._queued > _MAX_QUEUED
-                if not (final or full or checked.done()):
+                if not (final or full or examined.done()):
                     break
-                checked = checked.result()
+                examined = examined.result()
             queue.popleft()
-            self._queued -= len(run)
-            out += self._run(run, checked, last=last)
+            self._queued -= queued.size
+            run, batch = examined
+            out += [batch] if batch is not None else self._unshaped(run, last=queued.last)
         return out
 
     def _give_up(self) -> list[Batch]:
@@ -471,20 +545,14 @@ class LogScanner:
         out = self._drain(final=True)
         return out if self._exact is not None else out + self._to_exact(b"[" + self._take())
 
-    def _run(self, run: bytes, checked: tuple[int, bool] | None, *, last: bool) -> list[Batch]:
-        """One run of entries; what follows it (after a comma, unless `last`) is queued or in `self._buf`."""
-        if checked is not None:
-            width, also = checked
-            return [FixedBatch(run, width, also if self._also is not None else None)]
+    def _unshaped(self, run: bytes, *, last: bool) -> list[Batch]:
+        """A run without the fixed shape; what follows it (after a comma, unless `last`) is queued or in `self._buf`."""
         try:
             entries = json.loads(b"[" + run + b"]")
         except ValueError:  # also UnicodeDecodeError
             # The exact reader takes over from this run: the runs queued after it, then the buffer.
-            rest = [r for r, _, _ in self._queue]
-            closes = last or (bool(self._queue) and self._queue[-1][2])
-            for _, pending, _ in self._queue:
-                if isinstance(pending, Future):
-                    pending.cancel()
+            closes = last or (bool(self._queue) and self._queue[-1].last)
+            rest = [queued.run() for queued in self._queue]
             self._queue.clear()
             self._queued = 0
             body = b",".join([run, *rest])

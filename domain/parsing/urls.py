@@ -147,7 +147,8 @@ def woodpecker_root(raw: str) -> WoodpeckerRoot:
     if path.endswith("/api"):
         path = path[: -len("/api")].rstrip("/")
     netloc = f"[{host}]" if ":" in host else host
-    if url.port is not None:
+    # The scheme's own port spelled out is the same origin (as pasted links are read): left out.
+    if url.port is not None and url.port != {"http": 80, "https": 443}[url.scheme]:
         netloc = f"{netloc}:{url.port}"
     root = urlunsplit((url.scheme, netloc, path, "", ""))
     return WoodpeckerRoot(root, plain_http=url.scheme == "http" and not is_loopback_host(host))

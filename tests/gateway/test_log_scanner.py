@@ -2,7 +2,8 @@
 
 import base64
 import json
-from concurrent.futures import Executor
+import threading
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Literal
 
 import pytest
@@ -95,10 +96,12 @@ def scan(
     threads: Executor | None = None,
     depth: int = 4,
     min_run: int = 0,
+    bounds: bool = True,
 ) -> list[Batch]:
-    """The scanner's batches; with `threads`, the checks run there (as in the gateway), at most `depth`
-    behind; a run is cut once `min_run` bytes are in (0: at every chunk, the most cuts)."""
-    scanner = LogScanner(also=also, executor=threads, depth=depth, min_run=min_run)
+    """The scanner's batches; with `threads`, runs are examined there (as in the gateway), at most
+    `depth` behind; a run is cut once `min_run` bytes are in (0: at every chunk, the most cuts);
+    `bounds`: whether the examination finds each run's lowest and highest line (else asked later)."""
+    scanner = LogScanner(also=also, executor=threads, depth=depth, min_run=min_run, bounds=bounds)
     batches: list[Batch] = []
     for part in parts:
         batches += scanner.feed(part)
@@ -126,11 +129,16 @@ def reference(body: bytes) -> list[tuple[int, str, int]]:
     return out
 
 
-def threads(data: st.DataObject) -> tuple[Executor | None, int, int]:
-    """Checks inline, or on the gateway's threads with 1 to 4 runs in flight; runs cut at every chunk
-    or once 1 to 400 bytes are in."""
+def threads(data: st.DataObject) -> tuple[Executor | None, int, int, bool]:
+    """Runs examined inline, or on the gateway's threads with 1 to 4 in flight; runs cut at every
+    chunk or once 1 to 400 bytes are in; their bounds found by the examination or when asked."""
     executor = data.draw(st.sampled_from([None, check_executor()]))
-    return executor, data.draw(st.integers(1, 4)), data.draw(st.sampled_from([0, 0, 1, 60, 400]))
+    return (
+        executor,
+        data.draw(st.integers(1, 4)),
+        data.draw(st.sampled_from([0, 0, 1, 60, 400])),
+        data.draw(st.booleans()),
+    )
 
 
 @FAST
@@ -397,6 +405,10 @@ def test_a_runs_bounds_and_count_are_its_lowest_and_highest_line_whatever_the_wi
 NEAR_MISSES = [
     b'{"id":1,"step_id":7,"time":0,"line":007,"data":"b2s=","type":0}',  # leading zeros: not JSON
     b'{"id":1,"step_id":7,"time":0,"line":-0,"data":"b2s=","type":0}',
+    b'{"id":007,"step_id":7,"time":0,"line":5,"data":"b2s=","type":0}',  # leading zeros anywhere: not JSON
+    b'{"id":1,"step_id":-07,"time":0,"line":5,"data":"b2s=","type":0}',
+    b'{"id":1,"step_id":7,"time":00,"line":5,"data":"b2s=","type":0}',
+    b'{"id":-0,"step_id":7,"time":-0,"line":5,"data":"b2s=","type":0}',  # JSON, read as 0
     b'{"id":1,"step_id":7,"time":0,"line":1e3,"data":"b2s=","type":0}',  # a float line: refused
     b'{"id":1,"step_id":7,"time":0,"line":99999999999999999999999,"data":"b2s=","type":0}',
     b'{"id":1,"step_id":7,"time":0,"line":5,"line":6,"data":"b2s=","type":0}',  # the last one counts
@@ -440,6 +452,58 @@ def test_bytes_that_almost_have_the_shape_read_as_the_parser_reads_them(
     assert outcome(lambda: flatten(scan(parts, None, *threads(data)))) == outcome(lambda: reference(body))
 
 
+# Bytes an edit may put into a Go-shaped log: each one is meaningful somewhere in its grammar.
+EDITS = st.sampled_from(list(b'00--0123456789+.eE"\\,:{}[]= \n_/aAlz') + [0x00, 0x7F, 0xC3, 0xFF])
+# Where an edit lands: next to a digit, a quote, another punctuation mark, or anywhere.
+PLACES = st.sampled_from([b"0123456789", b'"', b",:{}[]=-", b""])
+
+
+@FAST
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 10**12), st.integers(0, 10**6), st.binary(max_size=8)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(
+        st.tuples(PLACES, st.integers(0, 10**6), st.sampled_from(["replace", "insert", "delete"]), EDITS),
+        max_size=3,
+    ),
+    st.integers(1, 120),
+    st.data(),
+)
+def test_a_go_shaped_log_with_a_few_bytes_edited_reads_as_the_parser_reads_it(
+    made: list[tuple[int, int, bytes]],
+    edits: list[tuple[bytes, int, str, int]],
+    size: int,
+    data: st.DataObject,
+) -> None:
+    # A hostile body: Go's exact entries with a byte replaced, inserted or deleted (in a key, a
+    # number, the base64, at a quote or a separator). Whatever the edits made of it, the scanner
+    # answers what the parser answers: the same lines, or the same refusal.
+    body = bytearray(
+        b"["
+        + b",".join(
+            f'{{"id":{i},"step_id":7,"time":{t},"line":{n},"data":"{base64.b64encode(text).decode()}","type":0}}'.encode()
+            for n, (i, t, text) in enumerate(made)
+        )
+        + b"]"
+    )
+    for place, k, how, byte in edits:
+        spots = [i for i, b in enumerate(body) if not place or b in place] or [0]
+        at = spots[k % len(spots)]
+        if how == "insert":
+            body[at:at] = bytes([byte])
+        elif how == "delete":
+            del body[at : at + 1]
+        else:
+            body[at : at + 1] = bytes([byte])
+    parts = [bytes(body[i : i + size]) for i in range(0, len(body), size)]
+    assert outcome(lambda: flatten(scan(parts, None, *threads(data)))) == outcome(
+        lambda: reference(bytes(body))
+    )
+
+
 def test_a_huge_line_among_shaped_ones_goes_to_the_exact_reader_and_reads_the_same() -> None:
     # Past _MAX_RUN bytes without an entry boundary the run goes to the exact reader, queued runs first.
     huge = go_entry(5, 5, b"x" * 1_500_000)
@@ -449,6 +513,38 @@ def test_a_huge_line_among_shaped_ones_goes_to_the_exact_reader_and_reads_the_sa
     for executor in (None, check_executor()):
         for min_run in (0, 200_000):
             assert flatten(scan(parts, None, executor, 2, min_run)) == reference(body)
+
+
+def test_runs_queued_behind_an_unshaped_one_reach_the_exact_reader_unexamined() -> None:
+    # The first chunk ends inside a string, just after a "},{" there: the run cut at it is not JSON,
+    # so the exact reader takes over from it, and the runs queued after it (cut from later chunks
+    # and never examined: the only worker is held until the scanner has closed) reach it in order.
+    odd = b'{"id":0,"step_id":7,"time":0,"line":0,"data":"b2s=","type":0,"note":"},{"}'
+    later = [go_entry(i, i) for i in range(1, 30)]
+    body = b"[" + b",".join([odd, *later]) + b"]"
+    first = body.index(b'},{"}') + 3
+    parts = [body[:first]] + [body[i : i + 97] for i in range(first, len(body), 97)]
+    started, examined, resume = threading.Event(), threading.Event(), threading.Event()
+
+    def stop() -> None:  # the worker stops after the unshaped run
+        examined.set()
+        resume.wait()
+
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        try:
+            executor.submit(started.wait)
+            scanner = LogScanner(executor=executor, depth=64, min_run=0)
+            batches = scanner.feed(parts[0])  # the unshaped run, queued first
+            executor.submit(stop)
+            for part in parts[1:]:
+                batches += scanner.feed(part)
+            started.set()
+            assert examined.wait(30)
+            batches += scanner.close()
+        finally:
+            started.set()
+            resume.set()
+    assert flatten(batches) == reference(body)
 
 
 def test_an_entry_that_never_closes_is_refused_within_the_readers_bound() -> None:
