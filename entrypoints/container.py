@@ -231,27 +231,11 @@ async def opened(container: Container) -> AsyncIterator[Container]:
             await result
 
 
-# Net allocations between two youngest-generation collections (CPython's default is 700). A call
-# keeps a few thousand objects alive at once, mostly freed by reference counting, so 700 made
-# about one collection per four calls; 7,000 makes one per few hundred (docs/adr/0039).
-YOUNG_COLLECTION_THRESHOLD = 7_000
-
-
-def settle() -> None:
-    """Before serving: hide every object start-up made (modules, the catalogue, schemas, the app)
-    from the garbage collector, since they live as long as the process and a full collection that
-    walked them all paused every session at once; and collect the youngest generation less often."""
-    import gc
-
-    gc.freeze()
-    _, older, oldest = gc.get_threshold()
-    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, older, oldest)
-
-
 async def run_stdio(container: Container) -> None:
     """Serve one client on stdin/stdout until it disconnects."""
     from adapters.mcp_server import run_stdio as serve
     from adapters.stdio_pipes import stdio_streams
+    from entrypoints.collector import settle
 
     async with opened(container):
         server = await resolved(container.mcp_server())

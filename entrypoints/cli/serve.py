@@ -148,7 +148,8 @@ def url_of(sock: "socket.socket") -> str:
 
 
 async def _serve_http(container: "Container", http: HttpSettings, sock: "socket.socket") -> int:
-    from entrypoints.container import build_http_app, opened, settle
+    from entrypoints.collector import settle
+    from entrypoints.container import build_http_app, opened
 
     async with opened(container):
         app = await build_http_app(container, http, say)

@@ -21,16 +21,17 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.adapters._echo import echo
+
 ROOT = Path(__file__).resolve().parents[2]
 
 ECHO = textwrap.dedent(
     """
     import os, sys, threading
     import anyio
-    import mcp_types as types
     from mcp.server.stdio import stdio_server
-    from mcp.shared.message import SessionMessage
     from adapters.stdio_pipes import stdio_streams, watchable
+    from tests.adapters._echo import echo
 
     async def main():
         on_loop = watchable()
@@ -39,13 +40,7 @@ ECHO = textwrap.dedent(
             print("stray print", flush=True)  # must not reach the wire
             os.write(1, b"stray fd write\\n")
             sys.stderr.write(f"on_loop={on_loop} threads={threading.active_count()}\\n")
-            async with write:
-                async for item in read:
-                    if isinstance(item, Exception):
-                        out = types.JSONRPCNotification(jsonrpc="2.0", method="invalid")
-                    else:
-                        out = item.message
-                    await write.send(SessionMessage(out))
+            await echo(read, write)
         # After the session: the wire is fd 1 again, and both descriptors block as before.
         os.write(1, f"after blocking={os.get_blocking(0)},{os.get_blocking(1)}\\n".encode())
 
@@ -96,23 +91,6 @@ _LINE = st.one_of(
 _END = st.sampled_from([b"\n", b"\r\n", b"\r"])
 
 
-def _echo_session(read: Any, write: Any) -> Any:
-    """What the echo server does with a session's streams (ECHO's loop, in this process)."""
-    import mcp_types as types
-    from mcp.shared.message import SessionMessage
-
-    async def run() -> None:
-        async with read, write:
-            async for item in read:
-                if isinstance(item, Exception):
-                    out = types.JSONRPCNotification(jsonrpc="2.0", method="invalid")
-                else:
-                    out = item.message
-                await write.send(SessionMessage(out))
-
-    return run()
-
-
 async def _served_in_process(transport: str, data: bytes) -> bytes:
     """The bytes `transport` writes for `data` on stdin, over two os.pipe()s in this process.
 
@@ -151,7 +129,7 @@ async def _served_in_process(transport: str, data: bytes) -> bytes:
             streams = stdio_server(anyio.wrap_file(stdin), anyio.wrap_file(stdout))
         try:
             async with streams as (read, write):
-                await _echo_session(read, write)
+                await echo(read, write)
         finally:
             if transport == "loop":
                 os.close(in_read)

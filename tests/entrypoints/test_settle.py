@@ -5,7 +5,7 @@ import sys
 
 PROBE = """
 import gc
-from entrypoints.container import YOUNG_COLLECTION_THRESHOLD, settle
+from entrypoints.collector import YOUNG_COLLECTION_THRESHOLD, settle
 young, older, oldest = gc.get_threshold()
 settle()
 print(gc.get_freeze_count() > 0, gc.get_threshold() == (YOUNG_COLLECTION_THRESHOLD, older, oldest))
