@@ -24,7 +24,11 @@ class LooksLikeHtml(MalformedLog):
 
 
 class _NeedMore(Exception):
-    """Internal: the buffer ends inside an entry."""
+    """Internal: the buffer ends inside an entry; reading resumes at `pos` in `state` (None: as they were)."""
+
+    def __init__(self, pos: int | None = None, state: str | None = None) -> None:
+        super().__init__()
+        self.pos, self.state = pos, state
 
 
 class LogArrayReader:
@@ -75,7 +79,6 @@ class LogArrayReader:
         n = len(buf)
         out: list[dict[str, Any]] = []
         state = self._state
-        scan = self._scan
         try:
             while True:
                 while pos < n and buf[pos] in _WHITESPACE:
@@ -84,38 +87,12 @@ class LogArrayReader:
                     break
                 ch = buf[pos]
                 if state == "start":
-                    if ch == "[":
-                        state, pos = "open", pos + 1
-                    elif ch == "n":
-                        if n - pos < 4 and not final:
-                            break
-                        if buf.startswith("null", pos):
-                            state, pos = "null", pos + 4
-                        else:
-                            raise MalformedLog("the log answer is not a JSON array")
-                    elif ch == "<":
-                        raise LooksLikeHtml("the log answer is an HTML page")
-                    else:
-                        raise MalformedLog("the log answer is not a JSON array")
+                    state, pos = _opening(buf, pos, final)
                 elif state in ("open", "item"):
                     if ch == "]" and state == "open":
                         state, pos = "done", pos + 1
                     elif ch == "{":
-                        # The usual shape is `{...},{...},...`: parse objects back to back
-                        # without going round the state machine for each separator.
-                        while True:
-                            try:
-                                obj, pos = scan(buf, pos)
-                            except (json.JSONDecodeError, StopIteration):
-                                if final:
-                                    raise MalformedLog("a log entry is not valid JSON") from None
-                                raise _NeedMore from None  # probably incomplete
-                            out.append(obj)
-                            if buf.startswith(",{", pos):
-                                state, pos = "item", pos + 1
-                                continue
-                            state = "sep"
-                            break
+                        state, pos = self._objects(buf, pos, out, final, state)
                     else:
                         raise MalformedLog("a log entry is not a JSON object")
                 elif state == "sep":
@@ -127,12 +104,48 @@ class LogArrayReader:
                         raise MalformedLog("log entries are not separated by commas")
                 else:  # done or null: only whitespace may follow
                     raise MalformedLog("unexpected data after the log's JSON")
-        except _NeedMore:
-            pass
+        except _NeedMore as more:
+            pos = more.pos if more.pos is not None else pos
+            state = more.state or state
         finally:
             self._buf = buf[pos:]
             self._state = state
         return out
+
+    def _objects(
+        self, buf: str, pos: int, out: list[dict[str, Any]], final: bool, state: str
+    ) -> tuple[str, int]:
+        """The usual shape is `{...},{...},...`: parse objects back to back without going round the
+        state machine for each separator. Raises _NeedMore (after the last whole object) when cut."""
+        scan = self._scan
+        while True:
+            try:
+                obj, pos = scan(buf, pos)
+            except (json.JSONDecodeError, StopIteration):
+                if final:
+                    raise MalformedLog("a log entry is not valid JSON") from None
+                raise _NeedMore(pos, state) from None  # probably incomplete
+            out.append(obj)
+            if buf.startswith(",{", pos):
+                state, pos = "item", pos + 1
+                continue
+            return "sep", pos
+
+
+def _opening(buf: str, pos: int, final: bool) -> tuple[str, int]:
+    """The state after the answer's first character: an array opens, or `null` is the whole log."""
+    ch = buf[pos]
+    if ch == "[":
+        return "open", pos + 1
+    if ch == "n":
+        if len(buf) - pos < 4 and not final:
+            raise _NeedMore(pos)
+        if buf.startswith("null", pos):
+            return "null", pos + 4
+        raise MalformedLog("the log answer is not a JSON array")
+    if ch == "<":
+        raise LooksLikeHtml("the log answer is an HTML page")
+    raise MalformedLog("the log answer is not a JSON array")
 
 
 # ---------------------------------------------------------------------------------------------
