@@ -24,9 +24,9 @@ class LooksLikeHtml(MalformedLog):
 
 
 class _NeedMore(Exception):
-    """Internal: the buffer ends inside an entry; reading resumes at `pos` in `state` (None: as they were)."""
+    """Internal: the buffer ends inside an entry; reading resumes at `pos` in `state` (None: as it was)."""
 
-    def __init__(self, pos: int | None = None, state: str | None = None) -> None:
+    def __init__(self, pos: int, state: str | None = None) -> None:
         super().__init__()
         self.pos, self.state = pos, state
 
@@ -105,8 +105,7 @@ class LogArrayReader:
                 else:  # done or null: only whitespace may follow
                     raise MalformedLog("unexpected data after the log's JSON")
         except _NeedMore as more:
-            pos = more.pos if more.pos is not None else pos
-            state = more.state or state
+            pos, state = more.pos, more.state or state
         finally:
             self._buf = buf[pos:]
             self._state = state

@@ -14,6 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 from domain.config import ConfigError
 
 Problem = Literal["spaces", "unparsable", "idna", "host"]
+# The port each scheme a Woodpecker URL may have uses when none is written.
+DEFAULT_PORTS = {"http": 80, "https": 443}
 # Dot-separated labels of letters, digits, `-` inside and `_` (which DNS allows and compose files use).
 _HOST_NAME = re.compile(r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*")
 WOODPECKER_URL_VARIABLE = "WOODPECKER_URL"
@@ -131,7 +133,7 @@ def woodpecker_root(raw: str) -> WoodpeckerRoot:
         if e.problem == "spaces":
             raise ConfigError(f"{name} contains whitespace or control characters; {_ROOT_FIX}") from None
         raise ConfigError(f"{name} does not parse as a URL; {_ROOT_FIX}") from None
-    if url.scheme not in ("http", "https"):
+    if url.scheme not in DEFAULT_PORTS:
         raise ConfigError(f"{name} must start with http:// or https://; {_ROOT_FIX}")
     if url.userinfo:
         raise ConfigError(
@@ -148,7 +150,7 @@ def woodpecker_root(raw: str) -> WoodpeckerRoot:
         path = path[: -len("/api")].rstrip("/")
     netloc = f"[{host}]" if ":" in host else host
     # The scheme's own port spelled out is the same origin (as pasted links are read): left out.
-    if url.port is not None and url.port != {"http": 80, "https": 443}[url.scheme]:
+    if url.port is not None and url.port != DEFAULT_PORTS[url.scheme]:
         netloc = f"{netloc}:{url.port}"
     root = urlunsplit((url.scheme, netloc, path, "", ""))
     return WoodpeckerRoot(root, plain_http=url.scheme == "http" and not is_loopback_host(host))

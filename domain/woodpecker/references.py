@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from domain.parsing.urls import BadUrl, host_name
+from domain.parsing.urls import DEFAULT_PORTS, BadUrl, host_name
 
 MAX_ID = 9007199254740991  # 2**53 - 1, as the catalogue's ids
 MAX_REFERENCE = 2000
@@ -58,7 +58,6 @@ _ID = re.compile(r"^[0-9]{1,16}$")  # ASCII digits only: int() would take '١' a
 _NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 _FULL_NAME = re.compile(r"^(?P<name>[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)+)(?:#(?P<number>[0-9]{1,16}))?$")
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 Via = Literal["url", "name"]
 
@@ -121,7 +120,7 @@ class WebRoot:
 
     @property
     def _port(self) -> int:
-        return self.port if self.port is not None else _DEFAULT_PORTS[self.scheme]
+        return self.port if self.port is not None else DEFAULT_PORTS[self.scheme]
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +236,7 @@ def _split(text: str) -> tuple[WebRoot, list[str]]:
     if found is None:
         raise NotAReference("A link starts with http:// or https://.")
     scheme = found[1].lower()
-    if scheme not in _DEFAULT_PORTS:
+    if scheme not in DEFAULT_PORTS:
         raise NotAReference(f"Only http and https links are read, not {scheme[:10]}: links.")
     rest = text[found.end() :]
     cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
@@ -249,7 +248,7 @@ def _split(text: str) -> tuple[WebRoot, list[str]]:
             "none. Paste the link as the address bar shows it."
         )
     host, port = _authority(authority)
-    return WebRoot(scheme, host, None if port == _DEFAULT_PORTS[scheme] else port), _segments(path)
+    return WebRoot(scheme, host, None if port == DEFAULT_PORTS[scheme] else port), _segments(path)
 
 
 def _authority(authority: str) -> tuple[str, int | None]:
