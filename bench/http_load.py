@@ -10,6 +10,8 @@ RSS after warm-up. Prints a summary and writes `bench/out/http_load.json`.
 """
 
 import argparse
+import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -20,10 +22,11 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
@@ -103,10 +106,13 @@ async def drive(
     pid: int,
     plan: Sequence[tuple[str, dict[str, Any]]] = READ_CALLS,
     *,
-    raw: bool = False,
+    driver: str = "sdk",
 ) -> dict[str, Any]:
-    """`sessions` concurrent sessions of `calls` calls each, cycling through `plan` (tool name, arguments);
-    each session is the SDK's `Client`, or with `raw` a `RawSession` (the same requests, no client library)."""
+    """`sessions` concurrent sessions of `calls` calls each, cycling through `plan` (tool name, arguments).
+
+    `driver` (one of DRIVERS): "sdk", each session is the SDK's `Client`; "httpx", a `RawSession`
+    (the same requests, no client library) over one httpx client; "wire", a `RawSession` over one
+    keep-alive HTTP/1.1 connection written and read by `WireConnection`."""
     latencies: list[float] = []
     errors: list[str] = []
     samples: list[tuple[float, int]] = []
@@ -115,9 +121,9 @@ async def drive(
     async def one(index: int) -> None:
         legacy = bool(index % 2)
         opened = (
-            raw_session(url, bearer, LEGACY if legacy else MODERN)
-            if raw
-            else session(url, bearer, "legacy" if legacy else MODERN)
+            session(url, bearer, "legacy" if legacy else MODERN)
+            if driver == "sdk"
+            else raw_session(url, bearer, LEGACY if legacy else MODERN, driver)
         )
         try:
             async with opened as client:
@@ -162,6 +168,8 @@ async def drive(
     }
 
 
+# The ways a session can be driven (`drive(driver=...)`, `python -m bench --http-driver`).
+DRIVERS = ("wire", "httpx", "sdk")
 # What the raw driver sends as the SDK's client does: the same methods, headers and `_meta`.
 CLIENT_INFO = {"name": "woodpecker-ci-mcp-bench", "version": "0"}
 LEGACY, MODERN = "2025-11-25", "2026-07-28"
@@ -173,7 +181,7 @@ MODERN_META = {
 
 
 class RawSession:
-    """One MCP session as raw JSON-RPC POSTs over one keep-alive httpx connection.
+    """One MCP session as raw JSON-RPC POSTs over one keep-alive connection.
 
     It sends what the SDK's `Client` sends for a read (a 2025-11-25 session: `initialize`, then
     `notifications/initialized`, then calls with the session id; a 2026-07-28 one:
@@ -184,9 +192,8 @@ class RawSession:
     cores as the servers costs each server less than it costs to answer.
     """
 
-    def __init__(self, client: Any, url: str, mode: str) -> None:
-        self.client = client
-        self.url = url
+    def __init__(self, poster: "Poster", mode: str) -> None:
+        self.poster = poster
         self.mode = mode
         self.next_id = 0
         self.headers: dict[str, str] = {}
@@ -196,17 +203,16 @@ class RawSession:
             await self.request("server/discover", {"_meta": MODERN_META})
             return
         params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
-        answer = await self.client.post(
-            self.url, json=self._message("initialize", params), headers=self._head("initialize")
+        status, head, body = await self.poster.post(
+            self._message("initialize", params), self._head("initialize")
         )
-        session = answer.headers.get("mcp-session-id")
-        await self._result(answer)
+        session = head.get("mcp-session-id")
+        self._result(status, head, body)
         self.headers = {"mcp-protocol-version": LEGACY, **({"mcp-session-id": session} if session else {})}
-        notified = await self.client.post(
-            self.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=self._head(None)
-        )
-        await notified.aread()
-        notified.raise_for_status()
+        notified = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        status, _, _ = await self.poster.post(notified, self._head(None))
+        if status >= 400:
+            raise RuntimeError(f"notifications/initialized: HTTP {status}")
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         params: dict[str, Any] = {"name": name, "arguments": arguments}
@@ -215,10 +221,7 @@ class RawSession:
         return await self.request("tools/call", params, name)
 
     async def request(self, method: str, params: dict[str, Any], name: str | None = None) -> dict[str, Any]:
-        async with self.client.stream(
-            "POST", self.url, json=self._message(method, params), headers=self._head(method, name)
-        ) as answer:
-            return await self._result(answer)
+        return self._result(*await self.poster.post(self._message(method, params), self._head(method, name)))
 
     def _message(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.next_id += 1
@@ -232,21 +235,22 @@ class RawSession:
                 head["mcp-name"] = name
         return head
 
-    async def _result(self, answer: Any) -> dict[str, Any]:
+    def _result(self, status: int, head: Mapping[str, str], body: bytes) -> dict[str, Any]:
         """The JSON-RPC result for this request, from a JSON body or the SSE event that carries it."""
-        answer.raise_for_status()
-        if answer.headers.get("content-type", "").startswith("text/event-stream"):
-            data: list[str] = []
-            async for line in answer.aiter_lines():
-                if line.startswith("data:"):
-                    data.append(line[5:].lstrip())
-                elif not line and data:
-                    message = json.loads("\n".join(data))
-                    data = []
-                    if message.get("id") == self.next_id:
-                        return self._checked(message)
-            raise RuntimeError("the event stream ended without the answer")
-        return self._checked(json.loads(await answer.aread()))
+        if status >= 400:
+            raise RuntimeError(f"HTTP {status}: {body[:200]!r}")
+        if not head.get("content-type", "").startswith("text/event-stream"):
+            return self._checked(json.loads(body))
+        data: list[str] = []
+        for line in [*body.decode().splitlines(), ""]:
+            if line.startswith("data:"):
+                data.append(line[5:].lstrip())
+            elif not line and data:
+                message = json.loads("\n".join(data))
+                data = []
+                if message.get("id") == self.next_id:
+                    return self._checked(message)
+        raise RuntimeError("the event stream ended without the answer")
 
     @staticmethod
     def _checked(message: dict[str, Any]) -> dict[str, Any]:
@@ -254,6 +258,100 @@ class RawSession:
             raise RuntimeError(f"JSON-RPC error: {message['error']}")
         result: dict[str, Any] = message["result"]
         return result
+
+
+class Poster(Protocol):
+    """POSTs a JSON-RPC message to the MCP endpoint: (status, lower-cased headers, whole body)."""
+
+    async def post(
+        self, message: dict[str, Any], headers: Mapping[str, str]
+    ) -> tuple[int, dict[str, str], bytes]: ...
+
+
+class HttpxPoster:
+    """Each POST through one keep-alive httpx client (the fourth pass's raw driver)."""
+
+    def __init__(self, client: Any, url: str) -> None:
+        self.client, self.url = client, url
+
+    async def post(
+        self, message: dict[str, Any], headers: Mapping[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
+        answer = await self.client.post(self.url, json=message, headers=dict(headers))
+        return answer.status_code, {k.lower(): v for k, v in answer.headers.items()}, answer.content
+
+
+class WireConnection:
+    """Each POST written and read by hand on one keep-alive HTTP/1.1 connection (asyncio streams).
+
+    A load generator, not a client library: it writes one request head and body, then reads the
+    status line, the headers and a body framed by Content-Length or chunked encoding (an answer
+    without either is read to the end and the next POST reconnects). Its CPU per call is a small
+    fraction of httpx's, so on a machine whose cores the servers share, the rate measures the
+    servers.
+    """
+
+    def __init__(self, url: str, bearer: str) -> None:
+        parts = urlsplit(url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.fixed = (
+            f"POST {parts.path or '/'} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            f"Authorization: Bearer {bearer}\r\nAccept: application/json, text/event-stream\r\n"
+            "Content-Type: application/json\r\n"
+        )
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(
+        self, message: dict[str, Any], headers: Mapping[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
+        with anyio.fail_after(120):
+            return await self._exchange(message, headers)
+
+    async def _exchange(
+        self, message: dict[str, Any], headers: Mapping[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
+        if self.streams is None:
+            self.streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.streams
+        body = json.dumps(message, separators=(",", ":")).encode()
+        extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        writer.write(f"{self.fixed}{extra}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(head[0].split(" ", 2)[1])
+        fields = {}
+        for line in head[1:]:
+            if line:
+                key, _, value = line.partition(":")
+                fields[key.strip().lower()] = value.strip()
+        if "content-length" in fields:
+            content = await reader.readexactly(int(fields["content-length"]))
+        elif fields.get("transfer-encoding", "").lower() == "chunked":
+            content = await self._chunks(reader)
+        else:
+            content = await reader.read()
+            fields["connection"] = "close"
+        if fields.get("connection", "").lower() == "close":
+            await self.aclose()
+        return status, fields, content
+
+    @staticmethod
+    async def _chunks(reader: asyncio.StreamReader) -> bytes:
+        pieces: list[bytes] = []
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0], 16)
+            if size == 0:
+                while await reader.readuntil(b"\r\n") != b"\r\n":
+                    pass  # trailer fields
+                return b"".join(pieces)
+            pieces.append((await reader.readexactly(size + 2))[:-2])
+
+    async def aclose(self) -> None:
+        if self.streams is not None:
+            writer = self.streams[1]
+            self.streams = None
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
 
 
 async def _call(client: Any, name: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
@@ -266,7 +364,16 @@ async def _call(client: Any, name: str, arguments: dict[str, Any]) -> tuple[bool
 
 
 @asynccontextmanager
-async def raw_session(url: str, bearer: str, mode: str) -> AsyncIterator[RawSession]:
+async def raw_session(url: str, bearer: str, mode: str, driver: str = "wire") -> AsyncIterator[RawSession]:
+    if driver == "wire":
+        wire = WireConnection(url, bearer)
+        try:
+            raw = RawSession(wire, mode)
+            await raw.start()
+            yield raw
+        finally:
+            await wire.aclose()
+        return
     import httpx
 
     async with httpx.AsyncClient(
@@ -277,7 +384,7 @@ async def raw_session(url: str, bearer: str, mode: str) -> AsyncIterator[RawSess
         trust_env=False,
         timeout=120,
     ) as client:
-        raw = RawSession(client, url, mode)
+        raw = RawSession(HttpxPoster(client, url), mode)
         await raw.start()
         yield raw
 

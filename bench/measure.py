@@ -77,6 +77,8 @@ class Bench:
     # The peer server, or None (then `peer_skipped` says why).
     peer: Peer | None = None
     peer_skipped: str | None = None
+    # The sandbox's process, whose CPU during a load shares the cores with the servers'.
+    sandbox_pid: int | None = None
     woodpecker: httpx.Client = field(init=False)
 
     def __post_init__(self) -> None:
@@ -547,6 +549,10 @@ def _serve_http(
     return process
 
 
+def _sandbox_cpu(bench: Bench) -> float:
+    return proc_cpu_seconds(bench.sandbox_pid) if bench.sandbox_pid is not None else 0.0
+
+
 def _load_rounds(
     process: subprocess.Popen[bytes],
     url: str,
@@ -558,7 +564,7 @@ def _load_rounds(
     driver: str,
 ) -> tuple[dict[str, Any], list[float], float]:
     """One warm-up and one measured run of `http_load.drive`: (summary, latencies, server CPU seconds)."""
-    drive = functools.partial(http_load.drive, raw=driver == "raw")
+    drive = functools.partial(http_load.drive, driver=driver)
     warm = anyio.run(drive, url, bearer, sessions, warmup, process.pid, plan)
     cpu_before = proc_cpu_seconds(process.pid)
     run = anyio.run(drive, url, bearer, sessions, calls, process.pid, plan)
@@ -584,12 +590,13 @@ def _load_summary(runs: Sequence[dict[str, Any]], latencies: list[float], cpu: f
 
 
 def http_throughput(
-    bench: Bench, sessions: int, calls: int, warmup: int, rounds: int = 2, driver: str = "raw"
+    bench: Bench, sessions: int, calls: int, warmup: int, rounds: int = 2, driver: str = "wire"
 ) -> dict[str, Any]:
     """`bench.http_load`'s driver (half 2025-11-25, half 2026-07-28 sessions) calling the read tool on our HTTP server and on the peer's, in alternating rounds, beside the replayed floor.
 
-    `driver` "raw": each session is raw JSON-RPC POSTs (`http_load.RawSession`); "sdk": the SDK's
-    `Client`, which costs the benchmark process more CPU per call than either server."""
+    `driver` (`http_load.DRIVERS`): "wire", each session is raw JSON-RPC POSTs written on its socket
+    (`http_load.RawSession` over `WireConnection`); "httpx", the same POSTs through httpx; "sdk", the
+    SDK's `Client`, which costs the benchmark process more CPU per call than either server."""
     name, arguments = HTTP_READ
     with bench.stdio() as server:
         server.initialize()
@@ -623,14 +630,18 @@ def http_throughput(
     cpu: dict[str, float] = dict.fromkeys(servers, 0.0)
     rss_end: dict[str, int] = {}
     client_cpu = 0.0
+    sandbox_cpu: dict[str, float] = dict.fromkeys(servers, 0.0)
     for _ in range(rounds):
         for who, (argv, env, at, health, token, tool_plan) in servers.items():
             process = _serve_http(argv, env, at, health)
             try:
                 client_before = _own_cpu()
+                sandbox_before = _sandbox_cpu(bench)
                 run, seen, used = _load_rounds(
                     process, f"http://127.0.0.1:{at}/mcp", token, sessions, calls, warmup, tool_plan, driver
                 )
+                # (the warm-up's share too: both servers get the same warm-up)
+                sandbox_cpu[who] += _sandbox_cpu(bench) - sandbox_before
                 if who == "ours":
                     client_cpu += _own_cpu() - client_before
                 runs[who].append({k: v for k, v in run.items() if k != "rss_samples_kib"})
@@ -654,6 +665,10 @@ def http_throughput(
         # The 16 clients run in this process on the same cores: their cost bounds the rate too.
         "driver": driver,
         "client_cpu_ms_per_call": ms(client_cpu / ours["calls"]) if ours["calls"] else None,
+        # The sandbox answering each call's GET, per measured call (warm-up included in its CPU).
+        "sandbox_cpu_ms_per_call": {
+            who: ms(sandbox_cpu[who] / len(latencies[who])) if latencies[who] else None for who in servers
+        },
         "floor_direct_httpx": floor,
         "throughput_ratio": ratio(floor["calls_per_second"], ours["calls_per_second"]),
         "p50_ratio": ratio(ours["p50_ms"] or 0, floor["p50_ms"]),

@@ -16,7 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from bench import measure, peer
+from bench import http_load, measure, peer
 from bench.table import render
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
@@ -94,9 +94,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--http-driver",
-        choices=("raw", "sdk"),
-        default="raw",
-        help="HTTP sessions as raw JSON-RPC POSTs (default; lighter on the shared cores) or the SDK's Client (the method before issue 16's fourth pass)",
+        choices=http_load.DRIVERS,
+        default="wire",
+        help="HTTP sessions as raw JSON-RPC POSTs written on the socket (wire, the default: the lightest load on the shared cores), "
+        "the same POSTs through httpx (httpx, issue 16's fourth pass) or the SDK's Client (sdk, the passes before it)",
     )
     parser.add_argument("--guard-iterations", type=int, help="approvals per path (default 30; quick 5)")
     parser.add_argument(
@@ -143,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     audit_file = measure.temporary_audit_file()
     bench = measure.Bench(
         sandbox=info,
+        sandbox_pid=sandbox.pid,
         server_argv=server_argv(),
         base_env=base_env,
         audit_file=audit_file,

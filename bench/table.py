@@ -140,6 +140,10 @@ def _logs(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+# What each `--http-driver` is called in the table (older results say "raw" for the httpx one).
+_DRIVER_NAMES = {"wire": "wire (raw sockets)", "httpx": "raw httpx", "raw": "raw httpx", "sdk": "SDK"}
+
+
 def _http(h: dict[str, Any]) -> list[str]:
     ours, floor = h["ours"], h["floor_direct_httpx"]
     rows = [
@@ -160,7 +164,7 @@ def _http(h: dict[str, Any]) -> list[str]:
         f"{floor['p50_ms']:>7.2f}ms {floor['p99_ms']:>7.2f}ms",
         f"  floor/ours throughput {_x(h['throughput_ratio'])}; latency p50 {_x(h['p50_ratio'])}, p99 {_x(h['p99_ratio'])}; "
         f"server RSS at end {h['server_rss_kib_end'] // 1024} MiB",
-        f"  CPU per call: server {h['server_cpu_ms_per_call']:.2f} ms, the 16 {'raw' if h.get('driver', 'sdk') == 'raw' else 'SDK'} clients (this process) "
+        f"  CPU per call: server {h['server_cpu_ms_per_call']:.2f} ms, the 16 {_DRIVER_NAMES.get(h.get('driver', 'sdk'), 'SDK')} clients (this process) "
         f"{h['client_cpu_ms_per_call']:.2f} ms, sharing the same cores",
     ]
     return rows
