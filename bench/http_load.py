@@ -12,6 +12,7 @@ RSS after warm-up. Prints a summary and writes `bench/out/http_load.json`.
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import platform
@@ -395,6 +396,9 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=500, help="calls per session")
     parser.add_argument("--warmup", type=int, default=50, help="calls per session before measuring memory")
     parser.add_argument("--bound-mib", type=float, default=32.0, help="allowed RSS growth after warm-up")
+    parser.add_argument(
+        "--driver", choices=DRIVERS, default="sdk", help="how each session is driven (see drive())"
+    )
     args = parser.parse_args()
 
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(("WOODPECKER", "ELICITATION"))}
@@ -425,14 +429,18 @@ def main() -> int:
         wait_for_health(port, server)
         url = f"http://127.0.0.1:{port}/mcp"
         rss_start = rss_kib(server.pid)
-        warmup = anyio.run(drive, url, bearer, args.sessions, args.warmup, server.pid)
+        warmup = anyio.run(
+            functools.partial(drive, driver=args.driver), url, bearer, args.sessions, args.warmup, server.pid
+        )
         rss_warm = rss_kib(server.pid)
         cpu_before = {
             "server": cpu_seconds(server.pid),
             "sandbox": cpu_seconds(sandbox.pid),
             "client": time.process_time(),
         }
-        run = anyio.run(drive, url, bearer, args.sessions, args.calls, server.pid)
+        run = anyio.run(
+            functools.partial(drive, driver=args.driver), url, bearer, args.sessions, args.calls, server.pid
+        )
         rss_end = rss_kib(server.pid)
         cpu_after = {
             "server": cpu_seconds(server.pid),
