@@ -1,9 +1,12 @@
 """Shared test configuration. Fixtures live in tests/fixtures/, one module per concern."""
 
 import gc
+import json
 import os
 from collections.abc import Iterator
+from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -24,6 +27,36 @@ gc.set_threshold(10_000, 10, 10)
 def pytest_collection_finish(session: pytest.Session) -> None:
     gc.collect()
     gc.freeze()
+
+
+# A JSON Schema checked against its meta-schema once per test process (docs/adr/0025, test
+# time). The MCP client checks each tool's outputSchema before it first validates a result, once
+# per session: with about a thousand sessions in the suite, that check of the same few dozen
+# schemas against the 2020-12 meta-schema (6 ms each) was the costliest step of a call. The
+# check is a pure function of the schema and the validator class: a schema that passed is
+# remembered by its JSON text, one that fails is checked again, and raises, every time.
+_META_SCHEMA_CHECKED: set[tuple[type, str]] = set()
+
+
+def _check_schema_once(check: Any) -> Any:
+    def checked(cls: type, schema: Any, *args: Any, **kwargs: Any) -> None:
+        if args or kwargs:
+            return check.__func__(cls, schema, *args, **kwargs)
+        try:
+            key = (cls, json.dumps(schema, sort_keys=True))
+        except (TypeError, ValueError):
+            return check.__func__(cls, schema)
+        if key not in _META_SCHEMA_CHECKED:
+            check.__func__(cls, schema)
+            _META_SCHEMA_CHECKED.add(key)
+        return None
+
+    return classmethod(checked)
+
+
+jsonschema.Draft202012Validator.check_schema = _check_schema_once(
+    jsonschema.Draft202012Validator.check_schema
+)
 
 
 pytest_plugins = [

@@ -47,6 +47,7 @@ class LogArrayReader:
         self._scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, absent from typeshed
         self._buf = ""
         self._state = "start"  # start -> open -> (item -> sep)* -> done | null
+        self._cut = False  # whether the buffer holds the start of an entry the last read found cut
         self._max_pending = max_pending
 
     def feed(self, chunk: bytes) -> list[dict[str, Any]]:
@@ -55,7 +56,10 @@ class LogArrayReader:
         except UnicodeDecodeError as exc:
             raise MalformedLog("the log is not valid UTF-8") from exc
         self._buf += text
-        out = self._drain(final=False)
+        # An entry the last feed found cut can only close with a "}" of this chunk (had it closed
+        # earlier, it would have been read): without one, reading it again from its "{" fails
+        # again. So an entry that never closes costs a read per "}" that arrives, not per chunk.
+        out = [] if self._cut and "}" not in text else self._drain(final=False)
         if len(self._buf) > self._max_pending:
             raise MalformedLog("a log entry is larger than the reader accepts, or the JSON never closes")
         return out
@@ -79,6 +83,7 @@ class LogArrayReader:
         n = len(buf)
         out: list[dict[str, Any]] = []
         state = self._state
+        self._cut = False
         try:
             while True:
                 while pos < n and buf[pos] in _WHITESPACE:
@@ -106,6 +111,7 @@ class LogArrayReader:
                     raise MalformedLog("unexpected data after the log's JSON")
         except _NeedMore as more:
             pos, state = more.pos, more.state or state
+            self._cut = buf.startswith("{", pos)
         finally:
             self._buf = buf[pos:]
             self._state = state

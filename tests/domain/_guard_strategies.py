@@ -60,7 +60,16 @@ def _arguments_for(tool: ToolSpec, *, with_token: bool) -> st.SearchStrategy[dic
     return st.fixed_dictionaries(required, optional=optional)
 
 
+_PAIRS: dict[tuple[str, ...], st.SearchStrategy[tuple[ToolSpec, dict[str, Any]]]] = {}
+
+
 def tool_and_arguments(
     tools: tuple[ToolSpec, ...] = GUARDED,
 ) -> st.SearchStrategy[tuple[ToolSpec, dict[str, Any]]]:
-    return st.sampled_from(tools).flatmap(lambda t: st.tuples(st.just(t), arguments_for(t)))
+    """A tool of `tools` and its arguments; built once per set of tools and once per tool, as the
+    tests ask for it inside their draws (see `arguments_for`)."""
+    key = tuple(t.name for t in tools)
+    if key not in _PAIRS:
+        pairs = {t.name: st.tuples(st.just(t), arguments_for(t)) for t in tools}
+        _PAIRS[key] = st.sampled_from(tools).flatmap(lambda t: pairs[t.name])
+    return _PAIRS[key]

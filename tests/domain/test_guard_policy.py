@@ -193,6 +193,9 @@ LISTED = st.fixed_dictionaries(
 ACTIVATE_CURRENT = st.none() | st.fixed_dictionaries({"repos": st.lists(LISTED, max_size=4)})
 
 
+OTHER_CURRENT = st.none() | st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
+
+
 def current_for(tool: ToolSpec) -> st.SearchStrategy[Mapping[str, Any] | None]:
     if tool.name == "restart_pipeline":
         return RESTART_CURRENT
@@ -202,12 +205,17 @@ def current_for(tool: ToolSpec) -> st.SearchStrategy[Mapping[str, Any] | None]:
         return REPO_CURRENT
     if tool.name == "update_secret":
         return SECRET_CURRENT
-    return st.none() | st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
+    return OTHER_CURRENT
 
 
-CALLS = st.sampled_from(GUARDED).flatmap(
-    lambda t: st.tuples(st.just(t), tool_and_arguments((t,)).map(lambda ta: ta[1]), current_for(t))
-)
+def arguments_of(tool: ToolSpec) -> st.SearchStrategy[dict[str, Any]]:
+    return tool_and_arguments((tool,)).map(lambda ta: ta[1])
+
+
+# Each tool's strategies built once, not in every draw (see tests/domain/_guard_strategies.py).
+_CALL_OF = {t.name: st.tuples(st.just(t), arguments_of(t), current_for(t)) for t in GUARDED}
+CALLS = st.sampled_from(GUARDED).flatmap(lambda t: _CALL_OF[t.name])
+_ARGUMENTS_OF = {t.name: arguments_of(t) for t in GUARDED}
 CONDITIONAL = [t for t in GUARDED if t.guard is not None and not t.guard.always]
 
 
@@ -217,7 +225,7 @@ CONDITIONAL = [t for t in GUARDED if t.guard is not None and not t.guard.always]
 def test_a_conditional_tool_asks_exactly_when_the_model_of_the_seed_says_it_widens(
     tool: ToolSpec, data: st.DataObject
 ) -> None:
-    args = data.draw(tool_and_arguments((tool,)).map(lambda ta: ta[1]), label="args")
+    args = data.draw(_ARGUMENTS_OF[tool.name], label="args")
     current = data.draw(current_for(tool), label="current")
     decision = decide(tool, args, current, WOODPECKER_RULES)
     assert decision.ask == model_asks(tool.name, args, current)

@@ -13,7 +13,7 @@ from domain.tools import ToolSpec
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.questions import QUESTIONS, question_for
 from domain.woodpecker.rules import WOODPECKER_RULES
-from tests.domain._guard_strategies import GUARDED, IDS, arguments_for
+from tests.domain._guard_strategies import GUARDED, IDS, arguments_for, tool_and_arguments
 
 # Text a repository, a log or another user controls, including instructions aimed at the model.
 INJECTIONS = [
@@ -90,9 +90,14 @@ def hostile_current() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+# Made once, not in every draw (a strategy new to hypothesis is validated where it is drawn).
+_GUARDED = st.sampled_from(GUARDED)
+HOSTILE_CURRENT = hostile_current()
+
+
 @st.composite
 def hostile_call(draw: st.DrawFn) -> tuple[ToolSpec, dict[str, Any], dict[str, Any], list[str]]:
-    tool = draw(st.sampled_from(GUARDED))
+    tool = draw(_GUARDED)
     args = draw(arguments_for(tool))
     planted: list[str] = []
     for field in HIDDEN_STRING_FIELDS:
@@ -102,7 +107,7 @@ def hostile_call(draw: st.DrawFn) -> tuple[ToolSpec, dict[str, Any], dict[str, A
     if "images" in args:
         args["images"] = draw(st.lists(HOSTILE, max_size=2))
         planted.extend(args["images"])
-    current = draw(hostile_current())
+    current = draw(HOSTILE_CURRENT)
     for value in current.values():
         planted.extend(value if isinstance(value, list) else [value])
     return tool, args, current, [p for p in planted if p not in ("public", "private", "none", "all_events")]
@@ -154,10 +159,13 @@ def test_no_text_from_woodpecker_or_a_repository_reaches_the_question(
         assert flatten(text) not in message
 
 
+_LABELLED_TOOLS = st.sampled_from([t for t in GUARDED if {p.name for p in t.params} & LABELLED_FIELDS])
+
+
 @st.composite
 def labelled_call(draw: st.DrawFn) -> tuple[ToolSpec, dict[str, Any], dict[str, Any]]:
     """The call with hostile caller values, and the same call with a plain "x" in their place."""
-    tool = draw(st.sampled_from([t for t in GUARDED if {p.name for p in t.params} & LABELLED_FIELDS]))
+    tool = draw(_LABELLED_TOOLS)
     args = draw(arguments_for(tool))
     benign = dict(args)
     for p in tool.params:
@@ -184,7 +192,7 @@ def test_a_caller_value_only_appears_on_its_own_labelled_flattened_line(
     assert not any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in message.replace("\n", ""))
 
 
-@given(st.sampled_from(GUARDED).flatmap(lambda t: st.tuples(st.just(t), arguments_for(t))), st.data())
+@given(tool_and_arguments(), st.data())
 def test_the_same_call_always_shows_the_same_question(
     call: tuple[ToolSpec, dict[str, Any]], data: st.DataObject
 ) -> None:
@@ -193,7 +201,7 @@ def test_the_same_call_always_shows_the_same_question(
     assert _ask(tool, args, None) == _ask(tool, args, None) == _ask(tool, shuffled, None)
 
 
-@given(st.sampled_from(GUARDED).flatmap(lambda t: st.tuples(st.just(t), arguments_for(t))))
+@given(tool_and_arguments())
 def test_every_question_says_what_happens_then_after_a_blank_line_what_it_costs(
     call: tuple[ToolSpec, dict[str, Any]],
 ) -> None:

@@ -40,6 +40,12 @@ KEY_ERROR = re.compile(
 )
 
 
+# Made once, not in every draw (a strategy new to hypothesis is validated where it is drawn).
+_BEFORE_KEY = st.sampled_from(["", " ", "\t"])
+_AFTER_KEY = st.sampled_from(["", " ", "\n"])
+_BLANK_ENTRIES = st.sampled_from(["", " ", "\u3000"])
+
+
 @st.composite
 def key_lists(draw: st.DrawFn) -> tuple[list[bytes], str]:
     """Keys and one way to write them: either alphabet, padded or not, spaces around, blank entries."""
@@ -49,9 +55,9 @@ def key_lists(draw: st.DrawFn) -> tuple[list[bytes], str]:
         text = (base64.urlsafe_b64encode if draw(st.booleans()) else base64.b64encode)(key).decode()
         if draw(st.booleans()):
             text = text.rstrip("=")
-        written.append(draw(st.sampled_from(["", " ", "\t"])) + text + draw(st.sampled_from(["", " ", "\n"])))
+        written.append(draw(_BEFORE_KEY) + text + draw(_AFTER_KEY))
         if draw(st.booleans()):
-            written.append(draw(st.sampled_from(["", " ", "\u3000"])))
+            written.append(draw(_BLANK_ENTRIES))
     return keys, ",".join(written)
 
 
@@ -134,16 +140,21 @@ hosts = st.one_of(
 prefixes = st.lists(st.from_regex(r"[A-Za-z0-9_~-]{1,12}", fullmatch=True), max_size=3)
 
 
+_WRITTEN_SCHEMES = st.sampled_from(["http", "https", "HTTPS", "Http"])
+_WRITTEN_PORTS = st.one_of(st.just(""), st.integers(min_value=0, max_value=65535).map(lambda p: f":{p}"))
+_WRITTEN_TAILS = st.sampled_from(["", "/", "//", "/api", "/api/", "//api//"])
+
+
 @st.composite
 def written_roots(draw: st.DrawFn) -> str:
     """A server root as an operator may write it: any case, a port, a path prefix, /api, slashes."""
-    scheme = draw(st.sampled_from(["http", "https", "HTTPS", "Http"]))
+    scheme = draw(_WRITTEN_SCHEMES)
     host = draw(hosts)
     if draw(st.booleans()):
         host = host.upper()
-    port = draw(st.one_of(st.just(""), st.integers(min_value=0, max_value=65535).map(lambda p: f":{p}")))
+    port = draw(_WRITTEN_PORTS)
     path = "".join(f"/{p}" for p in draw(prefixes))
-    tail = draw(st.sampled_from(["", "/", "//", "/api", "/api/", "//api//"]))
+    tail = draw(_WRITTEN_TAILS)
     return f"{scheme}://{host}{port}{path}{tail}"
 
 

@@ -36,16 +36,25 @@ names = st.from_regex(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,20}", fullmatch=True).filt
 )
 
 
+# Made once, not in every draw (a strategy new to hypothesis is validated where it is drawn).
+schemes = st.sampled_from(["http", "https"])
+ports = st.one_of(st.none(), st.integers(min_value=1, max_value=65535))
+maybe_ids = st.one_of(st.none(), ids)
+
+
 @st.composite
 def roots(draw: st.DrawFn) -> WebRoot:
-    scheme = draw(st.sampled_from(["http", "https"]))
+    scheme = draw(schemes)
     host = draw(hosts)
-    port = draw(st.one_of(st.none(), st.integers(min_value=1, max_value=65535)))
+    port = draw(ports)
     shown = f"[{host}]" if ":" in host else host
     text = f"{scheme}://{shown}{'' if port is None else f':{port}'}" + "".join(
         f"/{p}" for p in draw(prefixes)
     )
     return WebRoot.parse(text)
+
+
+ROOTS = roots()
 
 
 def _decorated(draw: st.DrawFn, url: str) -> str:
@@ -69,9 +78,7 @@ def _decorated(draw: st.DrawFn, url: str) -> str:
     return text
 
 
-@given(
-    root=roots(), repo_id=ids, number=st.one_of(st.none(), ids), pid=st.one_of(st.none(), ids), data=st.data()
-)
+@given(root=roots(), repo_id=ids, number=maybe_ids, pid=maybe_ids, data=st.data())
 def test_every_link_the_web_ui_writes_reads_back_as_its_ids(
     root: WebRoot, repo_id: int, number: int | None, pid: int | None, data: st.DataObject
 ) -> None:
@@ -106,7 +113,7 @@ def test_the_older_owner_name_links_read_back_as_the_full_name(
         assert older == Reference("url", full_name=full, number=number)
 
 
-@given(owner=names, name=names, number=st.one_of(st.none(), ids))
+@given(owner=names, name=names, number=maybe_ids)
 def test_owner_name_and_a_number_read_without_any_server(owner: str, name: str, number: int | None) -> None:
     text = f"{owner}/{name}" + ("" if number is None else f"#{number}")
     assert parse_reference(text, None) == Reference("name", full_name=f"{owner}/{name}", number=number)
@@ -115,9 +122,9 @@ def test_owner_name_and_a_number_read_without_any_server(owner: str, name: str, 
 @st.composite
 def other_servers(draw: st.DrawFn) -> tuple[WebRoot, str]:
     """A root, and a link on another origin or outside its path prefix."""
-    root, other = draw(roots()), draw(roots())
+    root, other = draw(ROOTS), draw(ROOTS)
     assume(not root.holds(other))
-    return root, web_url(other, draw(ids), draw(st.one_of(st.none(), ids)))
+    return root, web_url(other, draw(ids), draw(maybe_ids))
 
 
 @given(server=other_servers())

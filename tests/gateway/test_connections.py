@@ -29,6 +29,9 @@ pytestmark = pytest.mark.anyio
 GET = Request("GET", "/api/user")
 POST = Request("POST", "/api/repos/1/pipelines", body={"branch": "main"})
 PROXY_VARIABLES = [f"{n}_proxy" for n in ("http", "https", "all", "no")]
+# One TLS context for every pool here, as the gateway shares one: loading the CA bundle costs
+# about 50 ms, and the pools here speak plain HTTP to the scripted servers.
+TLS = httpx.create_ssl_context()
 
 
 def answered_then_hung_up(data: dict[str, object]) -> Handler:
@@ -155,7 +158,7 @@ def pool_request(server: ScriptedServer, *, pool_timeout: float | None = 5.0) ->
 async def test_a_full_pool_makes_the_next_request_wait_then_fail_with_PoolTimeout(
     scripted_server: ScriptedServer,
 ) -> None:
-    pool = OneOriginPool(httpx.create_ssl_context(), max_connections=1)
+    pool = OneOriginPool(TLS, max_connections=1)
     try:
         held = await pool.handle_async_request(pool_request(scripted_server))
         with pytest.raises(httpx.PoolTimeout):
@@ -174,7 +177,7 @@ async def test_a_full_pool_makes_the_next_request_wait_then_fail_with_PoolTimeou
 async def test_a_pool_refuses_a_second_origin(
     scripted_server: ScriptedServer, other_server: ScriptedServer
 ) -> None:
-    pool = OneOriginPool(httpx.create_ssl_context())
+    pool = OneOriginPool(TLS)
     try:
         answer = await pool.handle_async_request(pool_request(scripted_server))
         await answer.aclose()
@@ -207,7 +210,7 @@ def test_whatever_callers_do_every_slot_comes_back_and_every_answer_is_whole(
     async def scenario() -> None:
         server = ScriptedServer()
         await server.start()
-        pool = OneOriginPool(httpx.create_ssl_context(), max_idle=max_idle, max_connections=4)
+        pool = OneOriginPool(TLS, max_idle=max_idle, max_connections=4)
         try:
             reusable = 0  # idle connections the pool may hand out again, by our own count
             for step in steps:

@@ -58,11 +58,23 @@ def _lists(value: Any, path: str) -> list[tuple[str, list[Any]]]:
     if isinstance(value, list):
         found.append((path, value))
         for i, item in enumerate(value):
-            found.extend(_lists(item, f"{path}[{i}]"))
+            if isinstance(item, list | dict):  # only these hold lists: no path for the others
+                found.extend(_lists(item, f"{path}[{i}]"))
     elif isinstance(value, dict):
         for k, item in value.items():
-            found.extend(_lists(item, f"{path}.{k}"))
+            if isinstance(item, list | dict):
+                found.extend(_lists(item, f"{path}.{k}"))
     return found
+
+
+def copied(value: Any) -> Any:
+    """A JSON value with its own dicts and lists all the way down (what fit_object trims in place);
+    strings, numbers and the rest are shared, as they cannot change."""
+    if isinstance(value, dict):
+        return {k: copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copied(v) for v in value]
+    return value
 
 
 def _strings(value: Any) -> list[tuple[Any, Any, int]]:
@@ -95,14 +107,21 @@ def fit_object(envelope: dict[str, Any], key: str, budget: int) -> dict[str, Any
         excess = size(envelope) - budget
         if excess <= 0:
             return envelope
-        lists = [(p, lst) for p, lst in _lists(envelope[key], key) if lst]
+        lists = [(size(lst), p, lst) for p, lst in _lists(envelope[key], key) if lst]
         if not lists:
             break
-        path, biggest = max(lists, key=lambda pl: size(pl[1]))
-        keep, removed = len(biggest), 0
-        while keep > 0 and removed < excess + margin:
-            keep -= 1
-            removed += size(biggest[keep]) + 1
+        total, path, biggest = max(lists, key=lambda s: s[0])
+        # The shortest tail to leave out frees at least excess + margin bytes. A list's JSON is its
+        # brackets and each entry's JSON with a comma, so that tail starts after the longest prefix
+        # taking at most total - 1 - (excess + margin) of them, which is read from the front:
+        # the work is what is kept, not what is left out (the 4 MiB answer, the 60 KB budget).
+        room = total - 1 - (excess + margin)
+        keep = used = 0
+        for entry in biggest:
+            used += size(entry) + 1
+            if used > room:
+                break
+            keep += 1
         record = records.setdefault(path, {"path": path, "dropped": 0})
         record["dropped"] += len(biggest) - keep
         del biggest[keep:]

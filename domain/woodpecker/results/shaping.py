@@ -1,13 +1,12 @@
 """A successful call's result: Woodpecker's answer redacted, cleaned, bounded by the budget and summarised."""
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.calls import ToolResult
 from domain.tools import ToolSpec
 from domain.woodpecker.answers import Done, Listed, One, Value
-from domain.woodpecker.results.budget import RESULT_BUDGET, fit_object, fit_prefix, size
+from domain.woodpecker.results.budget import RESULT_BUDGET, copied, fit_object, fit_prefix, size
 from domain.woodpecker.results.configs import decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, ShapeError, as_list
 from domain.woodpecker.results.kinds import ENTRY_KIND
@@ -139,7 +138,7 @@ def _object_shaper(
     def fitted(room: int) -> Summarised:
         # fit_object trims in place: a room too small for the cleaned answer gets its own copy of it.
         # Most answers fit whole; they are not copied (nothing downstream mutates a shaped result).
-        fitting = out if size(out) <= room else fit_object(copy.deepcopy(out), key, room)
+        fitting = out if size(out) <= room else fit_object(copied(out), key, room)
         trimmed = fitting[key] if isinstance(fitting[key], Mapping) else {}
         return Summarised(fitting, fill(answer.summary, args, _object_fields(name, key, trimmed, args)))
 
