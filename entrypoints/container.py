@@ -5,7 +5,7 @@ them answers an awaitable: `await resolved(container.mcp_server())` inside `asyn
 Nothing here is injected into MCP handlers (`@inject` under a tool breaks its schema); the
 server closes over what this container built. HTTP-only modules (Redis, the team app,
 uvicorn) are imported inside the functions that need them, so a stdio start never loads them,
-and the Woodpecker client (httpx) at the first call (`FirstCallGateway`).
+and on stdio the Woodpecker client (httpx) at the first call (`FirstCallGateway`).
 """
 
 import base64
@@ -70,7 +70,9 @@ def _sealer(keys: tuple[bytes, ...], randomness: Randomness) -> HmacSealer:
     return HmacSealer(list(keys) or [randomness.token_bytes(SEAL_KEY_BYTES)])
 
 
-async def _gateway(settings: Settings, credential: Credential | None) -> AsyncIterator[WoodpeckerGateway]:
+async def _gateway(
+    settings: Settings, credential: Credential | None, http: HttpSettings | None
+) -> AsyncIterator[WoodpeckerGateway]:
     def build() -> "HttpxWoodpeckerGateway":
         from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 
@@ -82,8 +84,10 @@ async def _gateway(settings: Settings, credential: Credential | None) -> AsyncIt
             ca_file=settings.ca_file,
         )
 
-    # httpx and the log readers load at the first call, not before initialize and tools/list.
-    gateway = FirstCallGateway(build)
+    # On stdio (one process per client session) httpx and the log readers load at the first call,
+    # not before initialize and tools/list; a long-lived HTTP server builds it before settle()
+    # freezes what start-up made (docs/adr/0039).
+    gateway = FirstCallGateway(build) if http is None else build()
     try:
         yield gateway
     finally:
@@ -175,7 +179,7 @@ class Container(containers.DeclarativeContainer):
     sealer = providers.Singleton(_sealer, settings.provided.seal_keys, randomness)
     audit = providers.Singleton(JsonLinesAuditSink, settings.provided.audit_file)
     token_store = providers.Resource(_token_store, settings.provided.token_store, clock)
-    gateway = providers.Resource(_gateway, settings, credential)
+    gateway = providers.Resource(_gateway, settings, credential, http)
     linking = providers.Resource(_linking, settings, http, clock, randomness)
 
     runner = providers.Singleton(_runner, tools, gateway, settings, credential, clock)
