@@ -4,7 +4,8 @@ The Woodpecker client and the token store are async `Resource`s, so every provid
 them answers an awaitable: `await resolved(container.mcp_server())` inside `async with opened(container)`.
 Nothing here is injected into MCP handlers (`@inject` under a tool breaks its schema); the
 server closes over what this container built. HTTP-only modules (Redis, the team app,
-uvicorn) are imported inside the functions that need them, so a stdio start never loads them.
+uvicorn) are imported inside the functions that need them, so a stdio start never loads them,
+and on stdio the Woodpecker client (httpx) at the first call (`FirstCallGateway`).
 """
 
 import base64
@@ -17,12 +18,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dependency_injector import containers, providers
 
 from adapters.audit_jsonl import JsonLinesAuditSink
+from adapters.first_call_gateway import FirstCallGateway
 from adapters.hmac_sealer import HmacSealer
 from adapters.mcp_server import McpApplication, build_server
 from adapters.memory_token_store import InMemoryTokenStore
 from adapters.os_randomness import OsRandomness
 from adapters.system_clock import SystemClock
-from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.parsing.urls import split_url
 from domain.tools import Catalogue
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
@@ -40,6 +41,7 @@ from ports.woodpecker import Credential, WoodpeckerGateway
 
 if TYPE_CHECKING:
     from adapters.token_link_page import TokenLinks
+    from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 
 SEAL_KEY_BYTES = 32
 
@@ -68,14 +70,24 @@ def _sealer(keys: tuple[bytes, ...], randomness: Randomness) -> HmacSealer:
     return HmacSealer(list(keys) or [randomness.token_bytes(SEAL_KEY_BYTES)])
 
 
-async def _gateway(settings: Settings, credential: Credential | None) -> AsyncIterator[WoodpeckerGateway]:
-    # `credential` is None in per-client mode, so not even the gateway holds a token to fall back on.
-    gateway = HttpxWoodpeckerGateway(
-        settings.woodpecker_url,
-        token=credential,
-        insecure_tls=settings.insecure_tls,
-        ca_file=settings.ca_file,
-    )
+async def _gateway(
+    settings: Settings, credential: Credential | None, http: HttpSettings | None
+) -> AsyncIterator[WoodpeckerGateway]:
+    def build() -> "HttpxWoodpeckerGateway":
+        from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
+
+        # `credential` is None in per-client mode, so not even the gateway holds a token to fall back on.
+        return HttpxWoodpeckerGateway(
+            settings.woodpecker_url,
+            token=credential,
+            insecure_tls=settings.insecure_tls,
+            ca_file=settings.ca_file,
+        )
+
+    # On stdio (one process per client session) httpx and the log readers load at the first call,
+    # not before initialize and tools/list; a long-lived HTTP server builds it before settle()
+    # freezes what start-up made (docs/adr/0039).
+    gateway = FirstCallGateway(build) if http is None else build()
     try:
         yield gateway
     finally:
@@ -167,7 +179,7 @@ class Container(containers.DeclarativeContainer):
     sealer = providers.Singleton(_sealer, settings.provided.seal_keys, randomness)
     audit = providers.Singleton(JsonLinesAuditSink, settings.provided.audit_file)
     token_store = providers.Resource(_token_store, settings.provided.token_store, clock)
-    gateway = providers.Resource(_gateway, settings, credential)
+    gateway = providers.Resource(_gateway, settings, credential, http)
     linking = providers.Resource(_linking, settings, http, clock, randomness)
 
     runner = providers.Singleton(_runner, tools, gateway, settings, credential, clock)

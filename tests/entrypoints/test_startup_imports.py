@@ -1,4 +1,4 @@
-"""A real stdio start: importing the command loads no server stack, a whole session never loads the HTTP gates, Redis or the sandbox, and the token leaves the environment."""
+"""A real stdio start: importing the command loads no server stack, a whole session never loads the HTTP gates, Redis or the sandbox, nor the Woodpecker client before a call needs it, and the token leaves the environment."""
 
 import json
 import os
@@ -56,6 +56,9 @@ NEVER_ON_STDIO = (
     "adapters.redis_token_store",
     "entrypoints.http_app",
 )
+# The Woodpecker client loads at the first call that reaches Woodpecker (`FirstCallGateway`); this
+# session has no URL, so none does, and initialize and tools/list never wait for httpx.
+NOT_BEFORE_A_WOODPECKER_CALL = ("httpx", "httpcore", "adapters.woodpecker_httpx")
 NOT_FOR_HELP = ("mcp", "dependency_injector", "httpx", "anyio", "starlette", "uvicorn", "adapters")
 
 
@@ -89,6 +92,7 @@ async def test_a_stdio_session_loads_no_http_redis_or_sandbox_and_takes_the_toke
     report = json.loads(stderr.splitlines()[-1])
     assert loaded(report["at_import"], NOT_FOR_HELP) == []
     assert loaded(report["after_session"], NEVER_ON_STDIO) == []
+    assert loaded(report["after_session"], NOT_BEFORE_A_WOODPECKER_CALL) == []
     assert "entrypoints.container" in report["after_session"]  # the probe did run a session
     assert report["token_in_environ"] is False
     assert CANARY not in stderr and CANARY not in json.dumps(replies)

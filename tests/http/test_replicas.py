@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from sandbox.server import Sandbox
-from tests.fixtures.http import ServerProcess, mcp_client, team_server
+from tests.fixtures.http import ServerProcess, mcp_client, stop_together, team_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.redis]
 
@@ -63,8 +63,7 @@ def fleet(
             replica.wait_until_live()
         yield f, replicas[0], replicas[1]
     finally:
-        for replica in replicas:
-            replica.stop()
+        stop_together(*replicas)
 
 
 async def answer_yes(client: Any, args: dict[str, Any], state: str | None) -> Any:
@@ -137,8 +136,7 @@ async def test_a_fleet_sharing_keys_and_redis_acts_as_one_server_and_other_keys_
         assert len(deletes(sandbox)) == 2
 
     # Canary: nothing either process wrote, nor Redis, holds a bearer, a Woodpecker token or a confirm token.
-    one.stop()
-    two.stop()
+    stop_together(one, two)
     written = one.output() + two.output()
     written += "".join(p.read_text() for p in f.workdir.glob("*.audit.jsonl"))
     raw = redis.Redis.from_url(redis_url, decode_responses=True)

@@ -23,7 +23,15 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
 from tests.domain.test_catalogue import DOCUMENTED_ADDITIONS
-from tests.fixtures.http import EchoApp, ServerProcess, free_port, mcp_client, serve_asgi, team_server
+from tests.fixtures.http import (
+    EchoApp,
+    ServerProcess,
+    free_port,
+    mcp_client,
+    serve_asgi,
+    stop_together,
+    team_server,
+)
 from tests.fixtures.oauth import TestAuthorizationServer, authorization_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -265,8 +273,7 @@ async def test_two_processes_sharing_redis_see_the_same_link_and_token_and_the_c
                     calls_before = len(sandbox.requests)
                     results.append(await alice_on_a.call_tool("list_repositories", {}))
         finally:
-            a.stop()
-            b.stop()
+            stop_together(a, b)
     assert linked.status_code == 200
     assert results[1].structured_content["user"]["login"] == sandbox.user_login
     assert not results[3].is_error
