@@ -10,12 +10,16 @@ REDACTED = "[redacted]"
 # Kind of entry -> fields that hold its secret; Woodpecker should leave them empty, we make sure.
 _SECRET_FIELDS = {"secret": ("value",), "registry": ("password",), "forge": ("oauth_client_secret",)}
 _CREDENTIAL_KEY = re.compile(r"secret|token|passw|credential|private|key", re.IGNORECASE)
+# What JSON's scalars decode to: nothing in them to redact.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 # Arguments an action's result never echoes: secret material and the confirmation token.
 _HIDDEN_ARGS = frozenset({"confirm_token", "value", "password", "oauth_client_secret"})
 
 
 def redact(value: Any, keep_agent_tokens: bool = False) -> Any:
     """A copy without agent tokens (kept as a marker so the key does not read as "no token")."""
+    if type(value) in _SCALARS:
+        return value  # most of an answer, and the Mapping check below is an ABC's (slow) one
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():
