@@ -4,7 +4,7 @@ Importing the httpx gateway loads httpx, httpcore and the log readers, about a t
 server's start-up CPU, and a client spawns one server per session, many of which list the
 tools long before they call one (or never do: without WOODPECKER_URL no call reaches the
 gateway). The composition root hands this wrapper a function that imports and builds the real
-gateway; the first call, or `repr`, runs it once.
+gateway; the first call runs it once.
 """
 
 from collections.abc import Callable
@@ -63,6 +63,8 @@ class FirstCallGateway:
             await self._built.aclose()
 
     def __repr__(self) -> str:
-        if self._built is None and self._build is None:
-            return "FirstCallGateway(closed before its first call)"
-        return repr(self._gateway())
+        # Describing the wrapper builds nothing (a log line must not load httpx).
+        if self._built is not None:
+            return repr(self._built)
+        state = "not built yet" if self._build is not None else "closed before its first call"
+        return f"FirstCallGateway({state})"

@@ -124,7 +124,9 @@ async def test_without_a_woodpecker_url_the_real_wiring_answers_with_setup_instr
 async def test_per_client_mode_never_falls_back_to_the_servers_token() -> None:
     settings = read_settings({"WOODPECKER_URL": "https://ci.example.com", "WOODPECKER_TOKEN": TOKEN})
     assert build_container(settings).credential() == Credential(TOKEN)
-    per_client = build_container(settings, per_client=True)
+    # Per-client mode is the HTTP transport's (the gateway is built before serving, not at a call).
+    http = read_http_settings({"WOODPECKER_MCP_AUTH": "per-client"})
+    per_client = build_container(settings, per_client=True, http=http)
     assert per_client.credential() is None
     async with opened(per_client):
         assert (await resolved(per_client.application())).credential is None
