@@ -9,7 +9,8 @@ socket speed it does not, and this measures why, part by part, on the same bytes
 - what the reader must do to every byte whatever it keeps: the RE2 shape check that makes
   its answer the JSON parser's for any bytes (docs/adr/0037), counting the entries, and
   joining each run's network chunks into one buffer for that check;
-- what a window also does: each run's lowest and highest line number.
+- what a window does instead of counting: each run's lowest and highest line number (one split
+  of the run at its line numbers, which counts the entries too).
 
 The floor is that CPU spread perfectly over the machine's cores, and never less than the
 part that holds Python's GIL (all of it but the RE2 check), nor than the download itself.
@@ -128,7 +129,8 @@ def floor(
     """The least wall time a read could take: its CPU on `cores` cores, its GIL-held part, the download."""
     wall = download["wall"] or 0.0
     received = (download["client_cpu"] or 0.0) + (download["server_cpu"] or 0.0)
-    reader = parts["shape_check"] + parts["count"] + parts["join"] + (parts["bounds"] if window else 0.0)
+    # A window's bounds come from splitting each run at its line numbers, which counts it too.
+    reader = parts["shape_check"] + parts["join"] + (parts["bounds"] if window else parts["count"])
     holding_gil = (download["client_cpu"] or 0.0) + reader - parts["shape_check"]
     least = max((received + reader) / cores, holding_gil, wall)
     return {
