@@ -7,8 +7,9 @@ socket speed it does not, and this measures why, part by part, on the same bytes
 
 - the bare download: its wall time, the reading process's CPU and the sending server's CPU;
 - what the reader must do to every byte whatever it keeps: the RE2 shape check that makes
-  its answer the JSON parser's for any bytes (docs/adr/0037), counting the entries, and
-  joining each run's network chunks into one buffer for that check;
+  its answer the JSON parser's for any bytes (docs/adr/0037; a search's also looks for the
+  base64 forms of the pattern's literals, so that runs without them are never decoded),
+  counting the entries, and joining each run's network chunks into one buffer for that check;
 - what a window does instead of counting: each run's lowest and highest line number (one split
   of the run at its line numbers, which counts the entries too).
 
@@ -30,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from adapters.woodpecker_httpx import log_stream
-from bench.log_window import download_only, start_child, stop_child
+from adapters.woodpecker_httpx.log_read import CompiledSearch
+from bench.log_window import PATTERN, download_only, start_child, stop_child
+from ports.woodpecker import LogSearchRequest
 
 OUT = Path(__file__).resolve().parent / "out" / "log_budget.json"
 CHUNK = 64 * 1024  # what one network read hands the reader
@@ -84,8 +87,11 @@ def per_byte_parts(body: bytes) -> dict[str, float]:
         for run, width in zip(runs, widths, strict=True):
             log_stream.FixedBatch(run, width).bounds()
 
+    # A search looks for its literals' base64 forms in the same RE2 pass (log_read.CompiledSearch).
+    searching = log_stream._checker(CompiledSearch(LogSearchRequest(PATTERN, context=3)).prefilter)
     return {
         "shape_check": best_cpu(lambda: [check(run) for run in runs]),
+        "shape_check_searching": best_cpu(lambda: [searching(run) for run in runs]),
         "count": best_cpu(lambda: [run.count(b"{") for run in runs]),
         "join": best_cpu(joins),
         "bounds": best_cpu(bounds),
@@ -129,9 +135,11 @@ def floor(
     """The least wall time a read could take: its CPU on `cores` cores, its GIL-held part, the download."""
     wall = download["wall"] or 0.0
     received = (download["client_cpu"] or 0.0) + (download["server_cpu"] or 0.0)
-    # A window's bounds come from splitting each run at its line numbers, which counts it too.
-    reader = parts["shape_check"] + parts["join"] + (parts["bounds"] if window else parts["count"])
-    holding_gil = (download["client_cpu"] or 0.0) + reader - parts["shape_check"]
+    # A window's bounds come from splitting each run at its line numbers, which counts it too; a
+    # search counts, and its check also looks for the pattern's literals.
+    check = parts["shape_check"] if window else parts["shape_check_searching"]
+    reader = check + parts["join"] + (parts["bounds"] if window else parts["count"])
+    holding_gil = (download["client_cpu"] or 0.0) + reader - check
     least = max((received + reader) / cores, holding_gil, wall)
     return {
         "cpu_seconds": round(received + reader, 3),
