@@ -19,6 +19,7 @@ import pytest
 
 _DIR_VARIABLE = "WOODPECKER_MCP_TIMING_DIR"
 _rows: list[str] = []
+_WHOLE = "<the whole process>"
 
 
 def _children_cpu() -> float:
@@ -45,7 +46,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     folder = Path(os.environ.get(_DIR_VARIABLE, Path(session.config.rootpath) / ".pytest-timing"))
-    (folder / f"{os.getpid()}.tsv").write_text("".join(_rows))
+    # The process's whole CPU so far (its start, imports and collection included), as a last row.
+    whole = f"{time.process_time():.4f}\t{_children_cpu():.4f}\t0\t{_WHOLE}\n"
+    (folder / f"{os.getpid()}.tsv").write_text("".join(_rows) + whole)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
@@ -53,9 +56,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         return
     folder = Path(os.environ.get(_DIR_VARIABLE, Path(config.rootpath) / ".pytest-timing"))
     per_file: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
+    processes, own = 0.0, f"{os.getpid()}.tsv"
     for table in folder.glob("*.tsv"):
         for row in table.read_text().splitlines():
             cpu, children, wall, node = row.split("\t")
+            if node == _WHOLE:
+                processes += float(cpu) if table.name != own else 0.0
+                continue
             sums = per_file[node.split("::")[0]]
             sums[0] += float(cpu)
             sums[1] += float(children)
@@ -70,6 +77,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         f"timing: {int(total[3])} tests, {total[0]:.1f} CPU-s in the tests' processes, "
         f"{total[1]:.1f} CPU-s in child processes, {total[2]:.1f} s of test wall time over all workers"
     )
+    if processes:
+        write(
+            f"  the workers' whole CPU: {processes:.1f} CPU-s ({processes - total[0]:.1f} outside tests: start, "
+            f"imports, collection); this process so far: {time.process_time():.1f} CPU-s"
+        )
     write(f"  {'tests CPU-s':>11} {'children':>9} {'wall s':>7} {'tests':>6}  file")
     ranked = sorted(per_file.items(), key=lambda kv: kv[1][0] + kv[1][1], reverse=True)
     for name, (cpu, children, wall, count) in ranked[:25]:
