@@ -1,0 +1,72 @@
+"""What a plain MCP client's model reads: only the text content, and it must be able to act on it.
+
+The every-tool test (test_every_tool_over_mcp.py) checks that the text carries every field of
+every success; test_text_carries_the_data.py that a content-only reader finds why a pipeline
+failed. Here the model acts on the words alone where a result leaves something out or goes
+wrong: a log window that is not the whole log must name the call that reads the lines around
+it, and an error must send the model to the fix it names, not to a check that cannot help (the
+connection, a repository's activation, the same setup words twice). The server is the real
+one from the container, driven by the SDK client against the sandbox (docs/adr/0025).
+"""
+
+import re
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from sandbox.server import Sandbox
+from tests.fixtures.mcp import MODES, harness_for
+
+pytestmark = pytest.mark.anyio
+
+BIG = {"repo_id": 6, "number": 1, "step_id": 60103}  # a 10,000-line log of the sandbox
+LOG_LINE = re.compile(r"^\[(\d{4,})\] ", re.MULTILINE)
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+def numbers(text: str) -> list[int]:
+    return [int(n) for n in LOG_LINE.findall(text)]
+
+
+def hinted_call(text: str, bound: str) -> dict[str, int]:
+    """The get_step_logs arguments the text names for `bound` (from_line or to_line), as a model reads them."""
+    found = re.search(rf"get_step_logs with {bound}=(\d+)", text)
+    assert found, f"the text names no get_step_logs call with {bound}: {text.splitlines()[1]}"
+    return {bound: int(found.group(1))}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_log_window_names_the_calls_that_read_the_lines_before_and_after_it(
+    sandbox: Sandbox, mode: str
+) -> None:
+    with anyio.fail_after(60):
+        async with harness_for(sandbox, sandbox.admin_token) as harness:
+            async with Client(harness.server, mode=mode) as client:
+
+                async def read(**args: Any) -> str:
+                    result = await client.call_tool("get_step_logs", {**BIG, **args})
+                    assert not result.is_error, text_of(result)
+                    return text_of(result)
+
+                tail = await read()
+                assert numbers(tail) == list(range(9800, 10000))
+                assert "from_line=" not in tail.splitlines()[1]  # nothing follows the end
+                before = await read(**hinted_call(tail, "to_line"))
+                assert numbers(before) == list(range(9600, 9800))
+
+                head = await read(**{"from": "head", "limit": 50})
+                assert numbers(head) == list(range(50))
+                assert "to_line=" not in head.splitlines()[1]  # nothing comes before line 0
+                after = await read(**hinted_call(head, "from_line"), limit=50)
+                assert numbers(after) == list(range(50, 100))
+                # A window in the middle names both ways on.
+                assert set(hinted_call(after, "to_line").items()) == {("to_line", 49)}
+                assert set(hinted_call(after, "from_line").items()) == {("from_line", 100)}
+
+                whole = await client.call_tool("get_step_logs", {"repo_id": 1, "number": 2, "step_id": 10202})
+                assert "get_step_logs with" not in text_of(whole)  # the whole log: no call reads more
