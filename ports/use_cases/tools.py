@@ -205,8 +205,9 @@ class ToolRunner:
         return replace(shaped, links=tuple(x for x in links if x.tool in served))
 
     def _setup_for_tool(self, spec: ToolSpec, credential: Credential | None) -> ToolResult | None:
-        # The server's version and health need no credential: that call works before any setup.
-        if isinstance(woodpecker(spec).plan, ServerInfo):
+        # The server's version and health need no credential: that call works before any setup,
+        # but not without a server to ask (then it says the setup once, like every other tool).
+        if isinstance(woodpecker(spec).plan, ServerInfo) and self.configured:
             return None
         setup = self.setup_for(self._credential(credential))
         if setup is None:

@@ -16,6 +16,8 @@ import anyio
 import pytest
 from mcp import Client
 
+from entrypoints.container import build_container, opened, resolved
+from entrypoints.settings import read_settings
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import MODES, harness_for
 
@@ -23,6 +25,7 @@ pytestmark = pytest.mark.anyio
 
 BIG = {"repo_id": 6, "number": 1, "step_id": 60103}  # a 10,000-line log of the sandbox
 LOG_LINE = re.compile(r"^\[(\d{4,})\] ", re.MULTILINE)
+CONNECTION = "get_server_info to check the connection"
 
 
 def text_of(result: Any) -> str:
@@ -70,3 +73,38 @@ async def test_a_log_window_names_the_calls_that_read_the_lines_before_and_after
 
                 whole = await client.call_tool("get_step_logs", {"repo_id": 1, "number": 2, "step_id": 10202})
                 assert "get_step_logs with" not in text_of(whole)  # the whole log: no call reads more
+
+
+async def test_a_pattern_error_names_the_pattern_not_the_connection(sandbox: Sandbox) -> None:
+    with anyio.fail_after(30):
+        async with harness_for(sandbox, sandbox.admin_token) as harness:
+            async with Client(harness.server, mode="2026-07-28") as client:
+                result = await client.call_tool(
+                    "search_step_logs", {"repo_id": 1, "number": 2, "step_id": 10202, "pattern": "(("}
+                )
+    text = text_of(result)
+    assert result.is_error and "RE2 syntax" in text
+    assert CONNECTION not in text
+
+
+async def test_a_step_of_another_pipeline_is_not_blamed_on_the_repository(sandbox: Sandbox) -> None:
+    # The pipeline was just read, so the repository exists and is active: only the step id is wrong.
+    with anyio.fail_after(30):
+        async with harness_for(sandbox, sandbox.admin_token) as harness:
+            async with Client(harness.server, mode="legacy") as client:
+                result = await client.call_tool("get_step_logs", {"repo_id": 1, "number": 2, "step_id": 99})
+    text = text_of(result)
+    assert result.is_error and "Call get_pipeline and use a step's id" in text
+    assert "activated" not in text and "include_inactive" not in text
+
+
+async def test_an_unconfigured_server_says_its_setup_once() -> None:
+    container = build_container(read_settings({}))
+    async with opened(container):
+        server = await resolved(container.mcp_server())
+        with anyio.fail_after(30):
+            async with Client(server, mode="legacy") as client:
+                result = await client.call_tool("get_server_info", {})
+    text = text_of(result)
+    assert result.is_error and "WOODPECKER_URL" in text
+    assert text.count("WOODPECKER_TOKEN") == 1, text
