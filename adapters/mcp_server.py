@@ -107,14 +107,14 @@ class McpSessionAsker:
         except Exception:
             # A failed, timed-out or malformed answer is a no, never a crash and never a yes.
             logger.info("the elicitation did not come back with an answer; treating it as declined")
-            return Answer("decline")
+            return Answer("decline", answered=False)
         return answer_of(result)
 
 
 def answer_of(result: object) -> Answer:
     """Our reading of an elicitation result: only accept with `confirm` exactly true is a yes."""
     if not isinstance(result, types.ElicitResult):
-        return Answer("decline")
+        return Answer("decline", answered=False)
     if result.action != "accept":
         return Answer(result.action)
     content = result.content or {}

@@ -219,5 +219,5 @@ async def test_an_asker_whose_client_fails_or_times_out_hears_a_no() -> None:
             raise AssertionError
 
     with anyio.fail_after(5):
-        assert await McpSessionAsker(Broken(), 1, None).ask("q") == Answer("decline")  # type: ignore[arg-type]  # a duck-typed session
-        assert await McpSessionAsker(Silent(), 1, 0.01).ask("q") == Answer("decline")  # type: ignore[arg-type]  # a duck-typed session
+        assert await McpSessionAsker(Broken(), 1, None).ask("q") == Answer("decline", answered=False)  # type: ignore[arg-type]  # a duck-typed session
+        assert await McpSessionAsker(Silent(), 1, 0.01).ask("q") == Answer("decline", answered=False)  # type: ignore[arg-type]  # a duck-typed session

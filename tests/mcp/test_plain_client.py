@@ -13,8 +13,10 @@ import re
 from typing import Any
 
 import anyio
+import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client import ClientRequestContext
 
 from entrypoints.container import build_container, opened, resolved
 from entrypoints.settings import read_settings
@@ -108,3 +110,21 @@ async def test_an_unconfigured_server_says_its_setup_once() -> None:
     text = text_of(result)
     assert result.is_error and "WOODPECKER_URL" in text
     assert text.count("WOODPECKER_TOKEN") == 1, text
+
+
+async def test_a_dialog_the_client_failed_to_show_is_not_reported_as_the_persons_no(sandbox: Sandbox) -> None:
+    # A 2025-11-25 client that declares elicitation but answers the question with an error (its
+    # UI could not draw it): nothing runs, and the model must not tell the person they said no.
+    async def broken(ctx: ClientRequestContext, params: types.ElicitRequestParams) -> types.ErrorData:
+        return types.ErrorData(code=-32603, message="the dialog could not be shown")
+
+    with anyio.fail_after(30):
+        async with harness_for(sandbox, sandbox.admin_token) as harness:
+            async with Client(harness.server, mode="legacy", elicitation_callback=broken) as client:
+                result = await client.call_tool("approve_pipeline", {"repo_id": 1, "number": 11})
+    text = text_of(result)
+    assert sandbox.state_changing_requests() == []
+    assert "nothing was done" in text and "approve_pipeline was not run" in text
+    assert "did not approve" not in text and "Declined" not in text
+    assert "No answer came back" in text
+    assert result.structured_content is not None and result.structured_content["done"] is False
