@@ -358,11 +358,18 @@ class ToolRunner:
     async def _failure_summary(
         self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None
     ) -> ToolResult:
+        clock = self.clock
+        start = clock.now() if clock is not None else 0.0
         pipeline = await self._pipeline(args, cred)
         window = LogWindowRequest(results.TAIL_LINES)
         search = LogSearchRequest(results.ERROR_PATTERN, max_matches=results.ERROR_LINES)
         failures = []
         for workflow, step in results.failed_steps(pipeline):
+            if clock is not None and clock.now() - start >= results.READ_SECONDS:
+                failures.append(
+                    results.StepFailure(workflow, step, unreadable=results.not_read_in_time(step.get("id")))
+                )
+                continue
             path = requests.step_log_path({**args, "step_id": step.get("id")})
             try:
                 last, found = await self.gateway.read_step_log(path, window, search, cred)

@@ -20,8 +20,10 @@ from mcp.client import ClientRequestContext
 
 from entrypoints.container import build_container, opened, resolved
 from entrypoints.settings import read_settings
+from ports.woodpecker import Credential
 from sandbox.server import Sandbox
-from tests.fixtures.mcp import MODES, harness_for
+from tests.fakes.clock import FakeClock
+from tests.fixtures.mcp import MODES, build_harness_on, gateway_to, harness_for
 
 pytestmark = pytest.mark.anyio
 
@@ -128,3 +130,43 @@ async def test_a_dialog_the_client_failed_to_show_is_not_reported_as_the_persons
     assert "did not approve" not in text and "Declined" not in text
     assert "No answer came back" in text
     assert result.structured_content is not None and result.structured_content["done"] is False
+
+
+class SlowLogs:
+    """The real gateway to the sandbox, where every step log takes `seconds` of the harness's clock:
+    a Woodpecker that serves logs slowly, without a test that waits for it."""
+
+    def __init__(self, gateway: Any, clock: FakeClock, seconds: float) -> None:
+        self._gateway, self._clock, self._seconds = gateway, clock, seconds
+        self.log_reads = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._gateway, name)
+
+    async def read_step_log(self, *args: Any) -> Any:
+        self.log_reads += 1
+        self._clock.advance(self._seconds)
+        return await self._gateway.read_step_log(*args)
+
+
+async def test_a_failure_summary_starts_no_log_read_after_its_time_is_spent(sandbox: Sandbox) -> None:
+    # A client gives up after a minute: a pipeline whose failed steps' logs come slowly must not
+    # keep the call reading one log after another; the steps it did not read name the call that does.
+    clock = FakeClock()
+    credential = Credential(sandbox.admin_token)
+    slow = SlowLogs(gateway_to(sandbox, credential), clock, seconds=45)
+    harness = build_harness_on(slow, credential, clock=clock, web_root=sandbox.url)
+    try:
+        with anyio.fail_after(60):
+            async with Client(harness.server, mode="2026-07-28") as client:
+                result = await client.call_tool("get_pipeline_failure_summary", {"repo_id": 6, "number": 2})
+    finally:
+        await slow.aclose()
+    text = text_of(result)
+    assert not result.is_error, text
+    assert slow.log_reads == 1
+    assert "linux/test (step_id 60203) failure, exit code 1, 1 error-looking of 200000 lines;" in text
+    assert (
+        "windows/build (step_id 60205) failure, exit code 2, 0 error-looking of 0 lines, log not read" in text
+    )
+    assert "search_step_logs or get_step_logs with step_id 60205" in text
