@@ -453,11 +453,14 @@ class ToolRunner:
         window = float(args["timeout_seconds"])
         start = clock.now()
         pipeline = await self._pipeline(args, cred)
+        # The longest look so far: the next one may take as long, and must end within the window
+        # too, or a slow Woodpecker pushes the answer past the client's patience.
+        slowest = max(clock.now() - start, 0.0)
         polls, reported, slept = 1, -1.0, 0.0
         while not waiting.stops_waiting(pipeline.get("status")):
             # The pauses alone bound the wait, should the wall clock step back while it lasts.
             waited = max(clock.now() - start, slept)
-            pause = waiting.next_pause(polls - 1, waited, window)
+            pause = waiting.next_pause(polls - 1, waited, window - slowest)
             if pause is None:
                 break
             if progress is not None:
@@ -467,7 +470,9 @@ class ToolRunner:
                 await progress.report(reported, window, message)
             await clock.sleep(pause)
             slept += pause
+            looked = clock.now()
             pipeline = await self._pipeline(args, cred)
+            slowest = max(slowest, clock.now() - looked)
             polls += 1
         return results.shape_wait(
             args,

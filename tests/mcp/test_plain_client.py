@@ -132,20 +132,24 @@ async def test_a_dialog_the_client_failed_to_show_is_not_reported_as_the_persons
     assert result.structured_content is not None and result.structured_content["done"] is False
 
 
-class SlowLogs:
-    """The real gateway to the sandbox, where every step log takes `seconds` of the harness's clock:
-    a Woodpecker that serves logs slowly, without a test that waits for it."""
+class SlowWoodpecker:
+    """The real gateway to the sandbox, where every request (`send`) or every step log takes
+    `seconds` of the harness's clock: a slow Woodpecker, without a test that waits for it."""
 
-    def __init__(self, gateway: Any, clock: FakeClock, seconds: float) -> None:
-        self._gateway, self._clock, self._seconds = gateway, clock, seconds
+    def __init__(self, gateway: Any, clock: FakeClock, *, send: float = 0.0, log: float = 0.0) -> None:
+        self._gateway, self._clock, self._send, self._log = gateway, clock, send, log
         self.log_reads = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._gateway, name)
 
+    async def send(self, *args: Any) -> Any:
+        self._clock.advance(self._send)
+        return await self._gateway.send(*args)
+
     async def read_step_log(self, *args: Any) -> Any:
         self.log_reads += 1
-        self._clock.advance(self._seconds)
+        self._clock.advance(self._log)
         return await self._gateway.read_step_log(*args)
 
 
@@ -154,7 +158,7 @@ async def test_a_failure_summary_starts_no_log_read_after_its_time_is_spent(sand
     # keep the call reading one log after another; the steps it did not read name the call that does.
     clock = FakeClock()
     credential = Credential(sandbox.admin_token)
-    slow = SlowLogs(gateway_to(sandbox, credential), clock, seconds=45)
+    slow = SlowWoodpecker(gateway_to(sandbox, credential), clock, log=45)
     harness = build_harness_on(slow, credential, clock=clock, web_root=sandbox.url)
     try:
         with anyio.fail_after(60):
@@ -170,3 +174,24 @@ async def test_a_failure_summary_starts_no_log_read_after_its_time_is_spent(sand
         "windows/build (step_id 60205) failure, exit code 2, 0 error-looking of 0 lines, log not read" in text
     )
     assert "search_step_logs or get_step_logs with step_id 60205" in text
+
+
+async def test_a_wait_on_a_slow_woodpecker_answers_within_its_window(sandbox: Sandbox) -> None:
+    # Each look at the pipeline takes 20 s: the wait must end early enough that its last look ends
+    # within the 45 s it waits by default, not start a look at 42 s that answers at 62 s, after the
+    # client gave up. (Pipeline 4 of repository 6 runs for an hour.)
+    clock = FakeClock()
+    credential = Credential(sandbox.admin_token)
+    slow = SlowWoodpecker(gateway_to(sandbox, credential), clock, send=20)
+    harness = build_harness_on(slow, credential, clock=clock, web_root=sandbox.url)
+    try:
+        with anyio.fail_after(60):
+            async with Client(harness.server, mode="legacy") as client:
+                start = clock.now()
+                result = await client.call_tool("wait_for_pipeline", {"repo_id": 6, "number": 4})
+                took = clock.now() - start
+    finally:
+        await slow.aclose()
+    assert not result.is_error, text_of(result)
+    assert took <= 45, took
+    assert "Call wait_for_pipeline again to keep waiting." in text_of(result)
