@@ -60,8 +60,12 @@ async def test_an_unknown_tool_is_a_tool_error_not_a_protocol_error(mode: str) -
 
 async def test_the_low_level_server_leaves_request_state_to_us() -> None:
     harness = build_harness_on(fake(), Credential("t"))
-    # Only the SDK's tracing middleware: no RequestStateBoundary re-sealing or rejecting our state.
-    assert [type(m).__name__ for m in harness.server.middleware] == ["OpenTelemetryMiddleware"]
+    # The SDK's tracing middleware and our own for arguments that are no object: no
+    # RequestStateBoundary re-sealing or rejecting our state.
+    assert [type(m).__name__ for m in harness.server.middleware] == [
+        "OpenTelemetryMiddleware",
+        "ArgumentsNotAnObject",
+    ]
 
 
 async def test_a_modern_question_carries_our_sealed_state_verbatim_and_one_boolean() -> None:

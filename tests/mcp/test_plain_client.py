@@ -9,10 +9,12 @@ connection, a repository's activation, the same setup words twice). The server i
 one from the container, driven by the SDK client against the sandbox (docs/adr/0025).
 """
 
+import json
 import re
 from typing import Any
 
 import anyio
+import anyio.streams.text
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -23,7 +25,16 @@ from entrypoints.settings import read_settings
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
 from tests.fakes.clock import FakeClock
-from tests.fixtures.mcp import MODES, build_harness_on, gateway_to, harness_for
+from tests.fixtures.mcp import (
+    MODES,
+    build_harness_on,
+    gateway_to,
+    harness_for,
+    initialize_request,
+    server_command,
+    server_environment,
+)
+from tests.mcp.guarded_calls import WIDENING
 
 pytestmark = pytest.mark.anyio
 
@@ -195,3 +206,78 @@ async def test_a_wait_on_a_slow_woodpecker_answers_within_its_window(sandbox: Sa
     assert not result.is_error, text_of(result)
     assert took <= 45, took
     assert "Call wait_for_pipeline again to keep waiting." in text_of(result)
+
+
+TOKEN = re.compile(r'confirm_token: "([0-9a-f]{32})"')
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_model_without_a_dialog_completes_every_guarded_tool_from_the_text_alone(
+    sandbox: Sandbox, mode: str
+) -> None:
+    # A client that declares no elicitation: each first call names, in its text, the token and
+    # the second call; the model makes exactly that call and the write happens once.
+    problems: list[str] = []
+    with anyio.fail_after(120):
+        async with harness_for(sandbox, sandbox.admin_token) as harness:
+            async with Client(harness.server, mode=mode) as client:
+                for tool, args in sorted(WIDENING.items()):
+                    sandbox.reset()
+                    first = text_of(await client.call_tool(tool, dict(args)))
+                    tokens = TOKEN.findall(first)
+                    if len(tokens) != 1 or f"call {tool} again with exactly the same arguments" not in first:
+                        problems.append(f"{tool}: no token and call in {first[:200]!r}")
+                        continue
+                    second = await client.call_tool(tool, {**args, "confirm_token": tokens[0]})
+                    if second.is_error or not sandbox.state_changing_requests():
+                        problems.append(f"{tool}: the second call did not act: {text_of(second)[:200]!r}")
+    assert problems == []
+
+
+async def raw_stdio(sandbox: Sandbox, messages: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    """Each JSON-RPC message sent as written to a server process on stdio; its answers by id."""
+    command, args = server_command()
+    env = server_environment(sandbox.url, sandbox.admin_token)
+    answers: dict[Any, dict[str, Any]] = {}
+    wanted = {m["id"] for m in messages if "id" in m}
+    async with await anyio.open_process([command, *args], env=env) as process:
+        assert process.stdin is not None and process.stdout is not None
+        lines = anyio.streams.text.TextReceiveStream(process.stdout)
+        await process.stdin.send(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        buffered = ""
+        async for chunk in lines:
+            buffered += chunk
+            *complete, buffered = buffered.split("\n")
+            for line in complete:
+                answer = json.loads(line)
+                answers[answer.get("id")] = answer
+            if wanted <= set(answers):
+                break
+        await process.stdin.aclose()
+    return answers
+
+
+async def test_arguments_that_are_no_object_are_refused_with_words_that_say_so(sandbox: Sandbox) -> None:
+    # Some clients pass the model's arguments on as a string holding JSON. The SDK alone refused
+    # such a request as "Invalid request parameters" and nothing more; the model could not tell why.
+    def call(id_: int, arguments: Any) -> dict[str, Any]:
+        params = {"name": "get_pipeline", "arguments": arguments}
+        return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}
+
+    messages = [
+        initialize_request(),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        call(2, '{"repo_id": 1, "number": 2}'),
+        call(3, [1, 2]),
+        call(4, {"repo_id": 1, "number": 2}),
+    ]
+    with anyio.fail_after(60):
+        answers = await raw_stdio(sandbox, messages)
+    for id_, kind in ((2, "a string"), (3, "an array")):
+        result = answers[id_].get("result")
+        assert result is not None, answers[id_]
+        text = result["content"][0]["text"]
+        assert result["isError"] is True
+        assert f"the arguments must be a JSON object with one member per argument, got {kind}" in text
+    assert "send the object itself" in answers[2]["result"]["content"][0]["text"]
+    assert answers[4]["result"]["isError"] is False  # the same connection goes on serving
