@@ -164,19 +164,31 @@ class SlowWoodpecker:
         return await self._gateway.read_step_log(*args)
 
 
-async def test_a_failure_summary_starts_no_log_read_after_its_time_is_spent(sandbox: Sandbox) -> None:
-    # A client gives up after a minute: a pipeline whose failed steps' logs come slowly must not
-    # keep the call reading one log after another; the steps it did not read name the call that does.
+async def call_slowly(
+    sandbox: Sandbox, tool: str, args: dict[str, Any], **slow: float
+) -> tuple[Any, SlowWoodpecker, float]:
+    """One call of `tool` through a real client to a server whose Woodpecker is `slow` (see
+    SlowWoodpecker); the result, the gateway, and how long the call took on the harness's clock."""
     clock = FakeClock()
     credential = Credential(sandbox.admin_token)
-    slow = SlowWoodpecker(gateway_to(sandbox, credential), clock, log=45)
-    harness = build_harness_on(slow, credential, clock=clock, web_root=sandbox.url)
+    gateway = SlowWoodpecker(gateway_to(sandbox, credential), clock, **slow)
+    harness = build_harness_on(gateway, credential, clock=clock, web_root=sandbox.url)
     try:
         with anyio.fail_after(60):
             async with Client(harness.server, mode="2026-07-28") as client:
-                result = await client.call_tool("get_pipeline_failure_summary", {"repo_id": 6, "number": 2})
+                start = clock.now()
+                result = await client.call_tool(tool, args)
+                return result, gateway, clock.now() - start
     finally:
-        await slow.aclose()
+        await gateway.aclose()
+
+
+async def test_a_failure_summary_starts_no_log_read_after_its_time_is_spent(sandbox: Sandbox) -> None:
+    # A client gives up after a minute: a pipeline whose failed steps' logs come slowly must not
+    # keep the call reading one log after another; the steps it did not read name the call that does.
+    result, slow, _ = await call_slowly(
+        sandbox, "get_pipeline_failure_summary", {"repo_id": 6, "number": 2}, log=45
+    )
     text = text_of(result)
     assert not result.is_error, text
     assert slow.log_reads == 1
@@ -191,18 +203,7 @@ async def test_a_wait_on_a_slow_woodpecker_answers_within_its_window(sandbox: Sa
     # Each look at the pipeline takes 20 s: the wait must end early enough that its last look ends
     # within the 45 s it waits by default, not start a look at 42 s that answers at 62 s, after the
     # client gave up. (Pipeline 4 of repository 6 runs for an hour.)
-    clock = FakeClock()
-    credential = Credential(sandbox.admin_token)
-    slow = SlowWoodpecker(gateway_to(sandbox, credential), clock, send=20)
-    harness = build_harness_on(slow, credential, clock=clock, web_root=sandbox.url)
-    try:
-        with anyio.fail_after(60):
-            async with Client(harness.server, mode="legacy") as client:
-                start = clock.now()
-                result = await client.call_tool("wait_for_pipeline", {"repo_id": 6, "number": 4})
-                took = clock.now() - start
-    finally:
-        await slow.aclose()
+    result, _, took = await call_slowly(sandbox, "wait_for_pipeline", {"repo_id": 6, "number": 4}, send=20)
     assert not result.is_error, text_of(result)
     assert took <= 45, took
     assert "Call wait_for_pipeline again to keep waiting." in text_of(result)
