@@ -12,6 +12,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server import Server
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
@@ -107,14 +108,14 @@ class McpSessionAsker:
         except Exception:
             # A failed, timed-out or malformed answer is a no, never a crash and never a yes.
             logger.info("the elicitation did not come back with an answer; treating it as declined")
-            return Answer("decline")
+            return Answer("decline", answered=False)
         return answer_of(result)
 
 
 def answer_of(result: object) -> Answer:
     """Our reading of an elicitation result: only accept with `confirm` exactly true is a yes."""
     if not isinstance(result, types.ElicitResult):
-        return Answer("decline")
+        return Answer("decline", answered=False)
     if result.action != "accept":
         return Answer(result.action)
     content = result.content or {}
@@ -514,7 +515,7 @@ class _ToolHandlers:
                 return linked
             call = replace(call, credential=linked)
         try:
-            outcome = await app.guarded.call(params.name, params.arguments, call)
+            outcome = await app.guarded.call(params.name, _arguments(params), call)
         except Exception:
             # Never a protocol crash for a tool's own failure, and no internals on the wire.
             logger.exception(
@@ -591,6 +592,37 @@ class _ResourceHandlers:
         )
 
 
+# The `arguments` of a tools/call that are no JSON object (see `ArgumentsNotAnObject`); _NONE when they are one.
+_NONE = object()
+_ARGUMENTS_NOT_AN_OBJECT: ContextVar[object] = ContextVar("arguments_not_an_object", default=_NONE)
+
+
+class ArgumentsNotAnObject:
+    """A tools/call whose `arguments` are no JSON object (a string holding JSON, an array) reaches
+    the tool as such, so that the tool's own validation says what is wrong and how to fix it. The
+    SDK would refuse the request before any handler with "Invalid request parameters" and nothing
+    more, which leaves a model no way to tell its mistake. The handler runs in this task, inside
+    `call_next`, so it reads the value from a context variable."""
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        params = ctx.params
+        if ctx.method == "tools/call" and isinstance(params, Mapping) and isinstance(params.get("name"), str):
+            arguments = params.get("arguments")
+            if arguments is not None and not isinstance(arguments, Mapping):
+                token = _ARGUMENTS_NOT_AN_OBJECT.set(arguments)
+                try:
+                    return await call_next(replace(ctx, params={**params, "arguments": None}))
+                finally:
+                    _ARGUMENTS_NOT_AN_OBJECT.reset(token)
+        return await call_next(ctx)
+
+
+def _arguments(params: types.CallToolRequestParams) -> Any:
+    """The call's arguments as the client sent them, an object or not (see `ArgumentsNotAnObject`)."""
+    raw = _ARGUMENTS_NOT_AN_OBJECT.get()
+    return params.arguments if raw is _NONE else raw
+
+
 def build_server(app: McpApplication) -> Server[Any]:
     """The low-level SDK server with all of `app.catalogue`'s tools, served through `app.guarded`."""
     tools = _ToolHandlers(app)
@@ -604,7 +636,7 @@ def build_server(app: McpApplication) -> Server[Any]:
         async with app.lifespan():
             yield {}
 
-    return Server(
+    server: Server[Any] = Server(
         app.name,
         version=app.version,
         instructions=app.instructions,
@@ -617,6 +649,8 @@ def build_server(app: McpApplication) -> Server[Any]:
         on_read_resource=resources.read_resource,
         on_completion=resources.completion,
     )
+    server.middleware.append(ArgumentsNotAnObject())
+    return server
 
 
 async def run_stdio(

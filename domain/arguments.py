@@ -362,8 +362,11 @@ def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, A
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
+        # A string is mostly the arguments as JSON text, passed on by a client that did not parse them.
+        fix = ": send the object itself, not JSON inside a string" if isinstance(arguments, str) else ""
         raise ArgumentError(
-            f"Invalid arguments for {tool.name}: the arguments must be a JSON object, got {_kind(arguments)}."
+            f"Invalid arguments for {tool.name}: the arguments must be a JSON object with one member per "
+            f"argument, got {_kind(arguments)}{fix}."
         )
     known = {p.name for p in tool.params}
     problems: list[tuple[str, str]] = []

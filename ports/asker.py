@@ -6,10 +6,15 @@ from typing import Literal, Protocol
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """What came back. Only `action == "accept"` with `confirmed` true is a yes."""
+    """What came back. Only `action == "accept"` with `confirmed` true is a yes.
+
+    `answered` is False when no answer came back at all (the client failed, timed out, or sent
+    something that is no elicitation result): a decline nobody gave, worded as such.
+    """
 
     action: Literal["accept", "decline", "cancel"]
     confirmed: bool = False
+    answered: bool = True
 
     @property
     def is_yes(self) -> bool:

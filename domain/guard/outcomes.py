@@ -75,11 +75,18 @@ def store_unavailable(why: object) -> ToolResult:
     return error_result("token_store_unavailable", str(why), done=False)
 
 
-def declined(tool: str, *, cancelled: bool) -> ToolResult:
-    """The person said no (`cancelled`: dismissed the dialog instead)."""
+def declined(tool: str, *, cancelled: bool, answered: bool = True) -> ToolResult:
+    """The person said no (`cancelled`: dismissed the dialog instead; not `answered`: no answer came
+    back from the client at all, which is a no nobody gave and must not be reported as the person's)."""
     how = "Cancelled" if cancelled else "Declined"
     why = "the dialog was dismissed" if cancelled else "the person did not approve it"
     text = f"{how}, nothing was done: {why}, so {tool} was not run."
+    if not answered:
+        text = (
+            "No answer came back from the client's dialog (it failed, timed out, or answered in a "
+            f"form this server cannot read), so nothing was done and {tool} was not run. Nobody "
+            "approved or declined it; call it again to ask again."
+        )
     return ToolResult(
         structured={"done": False, "outcome": "cancelled" if cancelled else "declined", "message": text},
         text=text,

@@ -13,7 +13,8 @@ BLOCKED = "blocked"
 
 DEFAULT_WINDOW = 45  # seconds one call waits unless it asks for less or more
 # The most one call may wait: under the 60 s after which common clients (the TypeScript SDK's
-# default request timeout) give up on a request, with room for the last poll and the answer.
+# default request timeout) give up on a request, with room for the answer. The use case ends the
+# looks early enough that one as slow as the slowest before it still ends within the window.
 MAX_WINDOW = 55
 # An operator whose clients wait longer (or less) for an answer moves both (entrypoints/settings.py):
 WINDOW_VARIABLE = "WOODPECKER_MCP_WAIT_SECONDS"  # the window when a call names none

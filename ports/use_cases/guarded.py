@@ -279,7 +279,7 @@ class GuardedCalls:
     def _declined(self, call: _Call, answer: Answer) -> Complete:
         cancelled = answer.action == "cancel"
         self._record(call, "cancelled" if cancelled else "declined")
-        return Complete(outcomes.declined(call.spec.name, cancelled=cancelled))
+        return Complete(outcomes.declined(call.spec.name, cancelled=cancelled, answered=answer.answered))
 
     def _token_issued(self, call: _Call, token: str) -> ToolResult:
         return outcomes.token_issued(

@@ -205,8 +205,9 @@ class ToolRunner:
         return replace(shaped, links=tuple(x for x in links if x.tool in served))
 
     def _setup_for_tool(self, spec: ToolSpec, credential: Credential | None) -> ToolResult | None:
-        # The server's version and health need no credential: that call works before any setup.
-        if isinstance(woodpecker(spec).plan, ServerInfo):
+        # The server's version and health need no credential: that call works before any setup,
+        # but not without a server to ask (then it says the setup once, like every other tool).
+        if isinstance(woodpecker(spec).plan, ServerInfo) and self.configured:
             return None
         setup = self.setup_for(self._credential(credential))
         if setup is None:
@@ -357,11 +358,18 @@ class ToolRunner:
     async def _failure_summary(
         self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None
     ) -> ToolResult:
+        clock = self.clock
+        start = clock.now() if clock is not None else 0.0
         pipeline = await self._pipeline(args, cred)
         window = LogWindowRequest(results.TAIL_LINES)
         search = LogSearchRequest(results.ERROR_PATTERN, max_matches=results.ERROR_LINES)
         failures = []
         for workflow, step in results.failed_steps(pipeline):
+            if clock is not None and clock.now() - start >= results.READ_SECONDS:
+                failures.append(
+                    results.StepFailure(workflow, step, unreadable=results.not_read_in_time(step.get("id")))
+                )
+                continue
             path = requests.step_log_path({**args, "step_id": step.get("id")})
             try:
                 last, found = await self.gateway.read_step_log(path, window, search, cred)
@@ -445,11 +453,14 @@ class ToolRunner:
         window = float(args["timeout_seconds"])
         start = clock.now()
         pipeline = await self._pipeline(args, cred)
+        # The longest look so far: the next one may take as long, and must end within the window
+        # too, or a slow Woodpecker pushes the answer past the client's patience.
+        slowest = max(clock.now() - start, 0.0)
         polls, reported, slept = 1, -1.0, 0.0
         while not waiting.stops_waiting(pipeline.get("status")):
             # The pauses alone bound the wait, should the wall clock step back while it lasts.
             waited = max(clock.now() - start, slept)
-            pause = waiting.next_pause(polls - 1, waited, window)
+            pause = waiting.next_pause(polls - 1, waited, window - slowest)
             if pause is None:
                 break
             if progress is not None:
@@ -459,7 +470,9 @@ class ToolRunner:
                 await progress.report(reported, window, message)
             await clock.sleep(pause)
             slept += pause
+            looked = clock.now()
             pipeline = await self._pipeline(args, cred)
+            slowest = max(slowest, clock.now() - looked)
             polls += 1
         return results.shape_wait(
             args,

@@ -107,7 +107,8 @@ def test_a_log_renders_as_numbered_lines_after_a_header() -> None:
     step = {"id": 3, "name": "test", "state": "failure", "exit_code": 1}
     text = shape_logs(WOODPECKER_TOOLS.get("get_step_logs"), args, pieces, 10, step).text
     assert text.split("\n")[1:] == [
-        "Lines 7–9 (3 shown) of 10 of step 3 of pipeline 2 of repository 1; state failure, exit code 1.",
+        "Lines 7–9 (3 shown) of 10 of step 3 of pipeline 2 of repository 1; state failure, exit code 1."
+        " Earlier lines: get_step_logs with to_line=6.",
         '{"step":{"id":3,"name":"test","state":"failure","exit_code":1},"total_lines":10,"from":"tail",'
         '"limit":200,"exit_code":1,"state":"failure","first_line":7,"last_line":9}',
         "[0007] + make test",

@@ -60,8 +60,12 @@ async def test_an_unknown_tool_is_a_tool_error_not_a_protocol_error(mode: str) -
 
 async def test_the_low_level_server_leaves_request_state_to_us() -> None:
     harness = build_harness_on(fake(), Credential("t"))
-    # Only the SDK's tracing middleware: no RequestStateBoundary re-sealing or rejecting our state.
-    assert [type(m).__name__ for m in harness.server.middleware] == ["OpenTelemetryMiddleware"]
+    # The SDK's tracing middleware and our own for arguments that are no object: no
+    # RequestStateBoundary re-sealing or rejecting our state.
+    assert [type(m).__name__ for m in harness.server.middleware] == [
+        "OpenTelemetryMiddleware",
+        "ArgumentsNotAnObject",
+    ]
 
 
 async def test_a_modern_question_carries_our_sealed_state_verbatim_and_one_boolean() -> None:
@@ -219,5 +223,5 @@ async def test_an_asker_whose_client_fails_or_times_out_hears_a_no() -> None:
             raise AssertionError
 
     with anyio.fail_after(5):
-        assert await McpSessionAsker(Broken(), 1, None).ask("q") == Answer("decline")  # type: ignore[arg-type]  # a duck-typed session
-        assert await McpSessionAsker(Silent(), 1, 0.01).ask("q") == Answer("decline")  # type: ignore[arg-type]  # a duck-typed session
+        assert await McpSessionAsker(Broken(), 1, None).ask("q") == Answer("decline", answered=False)  # type: ignore[arg-type]  # a duck-typed session
+        assert await McpSessionAsker(Silent(), 1, 0.01).ask("q") == Answer("decline", answered=False)  # type: ignore[arg-type]  # a duck-typed session

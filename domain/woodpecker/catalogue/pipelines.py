@@ -509,6 +509,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         notes=(
             "Each failed step's log is read once: its last 30 lines and up to 20 error-looking lines (all are "
             "counted); the list of error signs is domain/woodpecker/results/failures.py's ERROR_SIGNS.",
+            "No log read starts after 30 s of the call (READ_SECONDS), so that it answers before clients "
+            "give up (commonly after 60 s): a step left unread says so and names the call that reads it.",
         ),
         answer=FailedSteps(),
         plan=FailureSummary(),

@@ -6,7 +6,7 @@ from typing import Any
 
 from domain.calls import ToolResult
 from domain.tools import ToolSpec
-from domain.woodpecker.faults import Answered, Fault, Step
+from domain.woodpecker.faults import Answered, Fault, NoSuchStep, Step
 from domain.woodpecker.results.text import short, strip_terminal
 from domain.woodpecker.tool import woodpecker
 
@@ -59,6 +59,9 @@ _HINTS: Mapping[str, tuple[str, Step | None]] = {
         "Woodpecker refused the request's content: check the arguments against the tool's description.",
         None,
     ),
+    # An argument refused after validation (a search pattern the engine cannot compile): the message
+    # names it, and nothing about the connection or the rights could help.
+    "invalid_arguments": ("Correct the argument the message names and call again.", None),
     "foreign_link": ("Nothing was looked up.", None),
     "not_a_reference": ("Nothing was looked up.", None),
 }
@@ -71,8 +74,11 @@ def _specific_hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, detail: s
     return hint(args, detail) if callable(hint) else hint
 
 
-def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str) -> tuple[str, Step | None]:
+def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, fault: Fault | None) -> tuple[str, Step | None]:
     """What to do next after a failure of this kind, and which next step that is."""
+    if isinstance(fault, NoSuchStep):
+        # The pipeline was just read: the repository exists and this account sees it.
+        return "The repository and the pipeline were found; only the step id is not one of its steps.", None
     if kind == "forbidden":
         return (
             "This needs more rights (403): instance admin, or admin of the repository or organization. "
@@ -124,7 +130,7 @@ def failure(
     """An error result: what went wrong and what to do next. `message` must already be safe to show;
     `fault` is what the gateway observed when the message is (or quotes) its wording: it says which
     next step the message gives already and whether it quotes Woodpecker's `detail`."""
-    generic, step = _hint(tool, args, kind)
+    generic, step = _hint(tool, args, kind, fault)
     specific = _specific_hint(tool, args, kind, detail)
     # After a tool-specific server error "try again later" would be wrong advice (a move may have happened).
     replaces_generic = bool(specific) and kind == "server_error"

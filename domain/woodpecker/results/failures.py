@@ -37,6 +37,18 @@ ERROR_PATTERN = "|".join(f"(?:{pattern})" for _, pattern in ERROR_SIGNS)
 FAILED_STATES = ("failure", "killed", "error")
 TAIL_LINES = 30  # last lines read per failed step
 ERROR_LINES = 20  # error-looking lines kept per failed step (all are counted)
+# No further step log is started once one call has spent this long: common clients give up on a
+# request after 60 s, and a pipeline with many failed steps and slow, long logs would otherwise
+# keep reading one after another (worst case: this plus one log read).
+READ_SECONDS = 30
+
+
+def not_read_in_time(step_id: object) -> str:
+    """Why a failed step's log was left unread, and the call that reads it."""
+    return (
+        f"not read: this call starts no log read after {READ_SECONDS} s, so that it answers before "
+        f"clients give up; search_step_logs or get_step_logs with step_id {short(step_id)} reads it"
+    )
 
 
 @dataclass(frozen=True, slots=True)

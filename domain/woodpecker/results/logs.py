@@ -97,7 +97,21 @@ def _window(
         summary = f"No log lines for {where} ({total_lines} in all); {outcome}"
     if "cut_lines" in out:
         summary += f" {out['cut_lines']} lines of the window left out to fit the size budget."
-    return Summarised(out, summary)
+    return Summarised(out, summary + _around(kept, total_lines))
+
+
+def _around(kept: Sequence[Mapping[str, Any]], total_lines: int) -> str:
+    """The calls that read the lines before and after a window that is not the whole log, for a
+    model that reads only the text (a client that drops the resource links drops the next page)."""
+    if not kept or len(kept) >= total_lines:
+        return ""
+    first, last = kept[0]["line"], kept[-1]["line"]
+    more = ""
+    if first > 0:
+        more += f" Earlier lines: get_step_logs with to_line={first - 1}."
+    if last < total_lines - 1:
+        more += f" Later lines: get_step_logs with from_line={last + 1}."
+    return more
 
 
 def shape_search(
