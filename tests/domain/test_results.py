@@ -371,6 +371,20 @@ def test_failures_carry_the_hint_for_their_status() -> None:
     assert "WOODPECKER_URL" in setup and "WOODPECKER_TOKEN" in setup and "README" in setup
 
 
+@pytest.mark.parametrize("kind", ["unavailable", "server_error"])
+def test_a_write_that_may_have_happened_says_to_look_before_calling_again(kind: str) -> None:
+    """A create that timed out may exist anyway: every write that is not idempotent says so (in its own
+    words, or these) instead of 'try again later'; reads and idempotent writes do not."""
+    for tool in WOODPECKER_TOOLS.tools:
+        text = results.failure(tool, {}, kind=kind, message="timed out").text
+        a = tool.annotations
+        if a.read_only or a.idempotent:
+            assert results.MAY_HAVE_HAPPENED not in text, tool.name
+            continue
+        if not dict(tool.hints).get(kind):  # a tool's own words for this failure stand (trigger_pipeline's 500)
+            assert results.MAY_HAVE_HAPPENED in text and "try again later" not in text, tool.name
+
+
 def test_a_failed_move_warns_that_it_has_probably_happened() -> None:
     move = WOODPECKER_TOOLS.get("move_repository")
     text = results.failure(

@@ -10,7 +10,14 @@ from domain.logs import LogLine, LogMatch
 from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_object, fit_prefix, size
 from domain.woodpecker.results.configs import CONFIG_FILE_BYTES, CONFIG_FILES, decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, ShapeError
-from domain.woodpecker.results.errors import SETUP, SETUP_WITHOUT_LOGIN, failed_repos, failure, unreadable
+from domain.woodpecker.results.errors import (
+    MAY_HAVE_HAPPENED,
+    SETUP,
+    SETUP_WITHOUT_LOGIN,
+    failed_repos,
+    failure,
+    unreadable,
+)
 from domain.woodpecker.results.failures import (
     ERROR_LINES,
     ERROR_PATTERN,
@@ -32,6 +39,7 @@ from domain.woodpecker.results.text import log_text, strip_terminal
 from domain.woodpecker.results.waiting import shape_wait
 
 __all__ = [
+    "MAY_HAVE_HAPPENED",
     "ERROR_LINES",
     "ERROR_PATTERN",
     "ERROR_SIGNS",

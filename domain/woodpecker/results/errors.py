@@ -68,9 +68,20 @@ _HINTS: Mapping[str, tuple[str, Step | None]] = {
 _DEFAULT_HINT: tuple[str, Step | None] = ("Call get_server_info to check the connection.", "check_connection")
 
 
+# After a timeout or a server failure of a write that is not idempotent (a create), when its
+# declaration says nothing more: "try again" alone could make two of what was asked for once.
+MAY_HAVE_HAPPENED = (
+    "If the request timed out or Woodpecker failed midway, it may have been done anyway: read the current "
+    "state (the matching list_* or get_* tool) before calling again, or it may be done twice."
+)
+
+
 def _specific_hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, detail: str | None) -> str | None:
     """What this tool's own quirks add to a failure of this kind, if anything (its declaration says)."""
     hint = woodpecker(tool).hints.get(kind)
+    if hint is None and kind in ("unavailable", "server_error"):
+        annotations = tool.annotations
+        return None if annotations.read_only or annotations.idempotent else MAY_HAVE_HAPPENED
     return hint(args, detail) if callable(hint) else hint
 
 
