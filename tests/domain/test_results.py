@@ -381,7 +381,9 @@ def test_a_write_that_may_have_happened_says_to_look_before_calling_again(kind: 
         if a.read_only or a.idempotent:
             assert results.MAY_HAVE_HAPPENED not in text, tool.name
             continue
-        if not dict(tool.hints).get(kind):  # a tool's own words for this failure stand (trigger_pipeline's 500)
+        if not dict(tool.hints).get(
+            kind
+        ):  # a tool's own words for this failure stand (trigger_pipeline's 500)
             assert results.MAY_HAVE_HAPPENED in text and "try again later" not in text, tool.name
 
 
