@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.guard.fingerprint import body_of
-from domain.guard.question import Question, build, labelled
+from domain.guard.question import Question, build, labelled, labelled_url
 from domain.tools import Param, ToolSpec
 
 Builder = Callable[[ToolSpec, Mapping[str, Any], frozenset[str]], Question]
@@ -106,12 +106,19 @@ def _value_text(param: Param | None, value: Any) -> str:
     return NOT_SHOWN
 
 
+def _line(label: str, param: Param | None, text: object) -> str:
+    """A labelled line; a URL's is cut short only after its host (where the request goes is always shown)."""
+    if param is not None and param.constraints.get("format") == "uri":
+        return labelled_url(label, text)
+    return labelled(label, text)
+
+
 def field_lines(tool: ToolSpec, args: Mapping[str, Any]) -> list[str]:
     """One labelled line per field the call sets (every argument but the targets), in catalogue order."""
     params = {p.name: p for p in tool.params}
     body = body_of(tool, args)
     return [
-        labelled(f"New {name}", _value_text(params.get(name), body[name]))
+        _line(f"New {name}", params.get(name), _value_text(params.get(name), body[name]))
         for name in (p.name for p in tool.params)
         if name in body
     ]
@@ -163,7 +170,8 @@ class Ask:
     what_when: tuple[Callable[[Mapping[str, Any]], bool], str] | None = None
 
     def __call__(self, tool: ToolSpec, args: Mapping[str, Any], reasons: frozenset[str]) -> Question:
-        lines = [labelled(label, args.get(name)) for label, name in self.lines]
+        params = {p.name: p for p in tool.params}
+        lines = [_line(label, params.get(name), args.get(name)) for label, name in self.lines]
         if self.fields:
             lines += field_lines(tool, args)
         cost = list(self.cost)

@@ -160,3 +160,39 @@ def test_every_guarded_tool_says_why_it_asks_and_no_other_tool_does() -> None:
 
     assert set(WHY_IT_ASKS) == {t.name for t in GUARDED} and len(WHY_IT_ASKS) == 28
     assert all(why.strip().endswith(".") for why in WHY_IT_ASKS.values())
+
+
+_LABEL = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=63)
+# Some hosts read as github.com for a whole line before the name that counts.
+_HOSTS = st.builds(
+    lambda lookalike, labels: lookalike + ".".join(labels),
+    st.sampled_from(["", "github.com." + "a" * 70 + "."]),
+    st.lists(_LABEL, min_size=1, max_size=6),
+)
+_URLS = st.builds(
+    lambda scheme, host, port, tail: f"{scheme}://{host}{port}{tail}",
+    st.sampled_from(["http", "https", "HTTPS"]),
+    _HOSTS,
+    st.sampled_from(["", ":8443"]),
+    st.sampled_from(["", "/", "/login/oauth/authorize?x=" + "y" * 100, "#frag", "?q=1"]),
+)
+
+
+@settings(max_examples=150)
+@given(
+    st.sampled_from([("update_forge", {"forge_id": 1}), ("create_forge", {"type": "gitea", "client": "c"})]),
+    st.sampled_from(["url", "oauth_host"]),
+    _URLS,
+)
+def test_a_url_is_cut_short_only_after_its_host(
+    tool_and_args: tuple[str, dict[str, Any]], field: str, url: str
+) -> None:
+    # guard.md §3 "What was shown is what is sent": a long URL must not hide where the request goes.
+    tool, args = tool_and_args
+    message = _question(tool, {**args, field: url})
+    scheme, _, rest = url.partition("://")
+    origin = f"{scheme}://{rest.split('/')[0].split('?')[0].split('#')[0]}"
+    [line] = [line for line in message.split("\n") if line.startswith(f"New {field}: ")]
+    assert line.startswith(f"New {field}: {origin}")
+    cut = len(f"New {field}: ") + max(80, len(origin)) + len("…")
+    assert line == f"New {field}: {url}" or (line.endswith("…") and len(line) <= cut)
