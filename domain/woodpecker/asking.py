@@ -14,6 +14,7 @@ from typing import Any
 
 from domain.guard.fingerprint import body_of
 from domain.guard.question import Question, build, labelled, labelled_url
+from domain.parsing.urls import BadUrl, split_url
 from domain.tools import Param, ToolSpec
 
 Builder = Callable[[ToolSpec, Mapping[str, Any], frozenset[str]], Question]
@@ -106,11 +107,35 @@ def _value_text(param: Param | None, value: Any) -> str:
     return NOT_SHOWN
 
 
-def _line(label: str, param: Param | None, text: object) -> str:
-    """A labelled line; a URL's is cut short only after its host (where the request goes is always shown)."""
-    if param is not None and param.constraints.get("format") == "uri":
-        return labelled_url(label, text)
-    return labelled(label, text)
+def _lines(label: str, param: Param | None, text: object) -> list[str]:
+    """A labelled line. A URL's is cut short only after its host, and when its host reads as another
+    one (user info before it, a name outside ASCII) a line under it names the host it goes to."""
+    if param is None or param.constraints.get("format") != "uri" or not isinstance(text, str):
+        return [labelled(label, text)]
+    lines = [labelled_url(label, text)]
+    host = _host_looked_up(text)
+    if host is not None:
+        lines.append(labelled(f"{label} host", host, limit=_MAX_HOST))
+    return lines
+
+
+# The longest host name DNS looks up (an IDNA-encoded one is never longer).
+_MAX_HOST = 253
+
+
+def _host_looked_up(url: str) -> str | None:
+    """The host an RFC 3986 parser (Go's net/url, so Woodpecker) takes from `url`, as DNS looks it up,
+    when a reader could take another one from the text; None when the authority is a plain host."""
+    try:
+        parts = split_url(url)
+    except BadUrl:
+        return None
+    if parts.host.isascii() and not parts.userinfo:
+        return None
+    try:
+        return parts.host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return "(a name that cannot be looked up)"
 
 
 def field_lines(tool: ToolSpec, args: Mapping[str, Any]) -> list[str]:
@@ -118,9 +143,10 @@ def field_lines(tool: ToolSpec, args: Mapping[str, Any]) -> list[str]:
     params = {p.name: p for p in tool.params}
     body = body_of(tool, args)
     return [
-        _line(f"New {name}", params.get(name), _value_text(params.get(name), body[name]))
+        line
         for name in (p.name for p in tool.params)
         if name in body
+        for line in _lines(f"New {name}", params.get(name), _value_text(params.get(name), body[name]))
     ]
 
 
@@ -171,7 +197,9 @@ class Ask:
 
     def __call__(self, tool: ToolSpec, args: Mapping[str, Any], reasons: frozenset[str]) -> Question:
         params = {p.name: p for p in tool.params}
-        lines = [_line(label, params.get(name), args.get(name)) for label, name in self.lines]
+        lines = [
+            line for label, name in self.lines for line in _lines(label, params.get(name), args.get(name))
+        ]
         if self.fields:
             lines += field_lines(tool, args)
         cost = list(self.cost)

@@ -196,3 +196,24 @@ def test_a_url_is_cut_short_only_after_its_host(
     assert line.startswith(f"New {field}: {origin}")
     cut = len(f"New {field}: ") + max(80, len(origin)) + len("…")
     assert line == f"New {field}: {url}" or (line.endswith("…") and len(line) <= cut)
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("https://g\u0456thub.com/login", "xn--gthub-n2e.com"),  # a Cyrillic i: another host altogether
+        ("https://\uff47\uff49\uff54\uff48\uff55\uff42.com", "github.com"),  # fullwidth: looked up as github.com
+        ("https://github.com@evil.example/login", "evil.example"),  # user info, then the host
+        ("https://github.com\\@evil.example/", "evil.example"),  # read so by RFC 3986 (and Go's net/url)
+    ],
+)
+def test_a_url_whose_host_reads_otherwise_names_the_host_it_goes_to(url: str, host: str) -> None:
+    for tool, args in (("update_forge", {"forge_id": 1}), ("create_forge", {"type": "gitea", "client": "c"})):
+        for field in ("url", "oauth_host"):
+            lines = _question(tool, {**args, field: url}).split("\n")
+            assert f"New {field} host: {host}" in lines, lines
+
+
+def test_a_plain_url_gets_no_host_line() -> None:
+    lines = _question("update_forge", {"forge_id": 1, "url": "https://Forge.example.org:8443/x"}).split("\n")
+    assert not any(line.startswith("New url host") for line in lines)
