@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain.arguments import check_value
 from domain.guard.fingerprint import body_of
-from domain.guard.question import Question, build, labelled, labelled_url
+from domain.guard.question import DEFAULT_LIMIT, Question, build, labelled, labelled_url
 from domain.parsing.urls import BadUrl, split_url
 from domain.tools import Param, ToolSpec
 
@@ -109,14 +110,29 @@ def _value_text(param: Param | None, value: Any) -> str:
 
 def _lines(label: str, param: Param | None, text: object) -> list[str]:
     """A labelled line. A URL's is cut short only after its host, and when its host reads as another
-    one (user info before it, a name outside ASCII) a line under it names the host it goes to."""
-    if param is None or param.constraints.get("format") != "uri" or not isinstance(text, str):
+    one (user info before it, a name outside ASCII) a line under it names the host it goes to. A name
+    in a restricted alphabet (a login, a secret name, an address) is never cut: it holds no spaces, so
+    it carries no sentence, and cut short two objects whose names share a line's worth would read alike."""
+    if param is None or not isinstance(text, str):
         return [labelled(label, text)]
-    lines = [labelled_url(label, text)]
-    host = _host_looked_up(text)
-    if host is not None:
-        lines.append(labelled(f"{label} host", host, limit=_MAX_HOST))
-    return lines
+    if param.constraints.get("format") == "uri":
+        lines = [labelled_url(label, text)]
+        host = _host_looked_up(text)
+        if host is not None:
+            lines.append(labelled(f"{label} host", host, limit=_MAX_HOST))
+        return lines
+    if _plain_name(param, text):
+        return [labelled(label, text, limit=max(DEFAULT_LIMIT, len(text)))]
+    return [labelled(label, text)]
+
+
+def _plain_name(param: Param, text: str) -> bool:
+    """Whether `text` is a valid value of a parameter whose pattern restricts it to a name."""
+    return (
+        "pattern" in param.constraints
+        and not any(c.isspace() for c in text)
+        and check_value(param, text)[0] is None
+    )
 
 
 # The longest host name DNS looks up (an IDNA-encoded one is never longer).

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.arguments import validate
 from domain.guard.fingerprint import body_of
 from domain.guard.policy import decide
 from domain.tools import ToolSpec
@@ -217,3 +218,32 @@ def test_a_url_whose_host_reads_otherwise_names_the_host_it_goes_to(url: str, ho
 def test_a_plain_url_gets_no_host_line() -> None:
     lines = _question("update_forge", {"forge_id": 1, "url": "https://Forge.example.org:8443/x"}).split("\n")
     assert not any(line.startswith("New url host") for line in lines)
+
+
+_LONG_NAME = "release-" + "a" * 90 + "-prod"  # one character too many and it is another object
+_NAMED_TARGETS = [
+    ("delete_user", {"login": _LONG_NAME, "forge_id": 1}, "Login", _LONG_NAME),
+    ("update_user", {"login": _LONG_NAME, "forge_id": 1, "admin": True}, "Login", _LONG_NAME),
+    ("delete_secret", {"scope": "global", "name": _LONG_NAME[:100]}, "Secret name", _LONG_NAME[:100]),
+    ("delete_registry", {"scope": "global", "address": f"ghcr.io/{_LONG_NAME}"}, "Registry address", None),
+    ("move_repository", {"repo_id": 1, "to": f"acme/{_LONG_NAME}"}, "New owner/name", None),
+    ("activate_repository", {"forge_remote_id": _LONG_NAME}, "Forge repository id", _LONG_NAME),
+    (
+        "restart_pipeline",
+        {"repo_id": 1, "number": 2, "event": "deployment", "deploy_to": _LONG_NAME},
+        "New deploy_to",
+        _LONG_NAME,
+    ),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "label", "value"), _NAMED_TARGETS)
+def test_a_name_in_a_plain_alphabet_is_shown_whole_however_long(
+    tool: str, args: dict[str, Any], label: str, value: str | None
+) -> None:
+    # Cut at 80 characters, two objects whose names share their first 80 read alike; such a name
+    # holds no spaces, so it cannot carry a sentence into the question either.
+    spec = WOODPECKER_TOOLS.get(tool)
+    valid = validate(spec, args)
+    shown = value if value is not None else next(v for v in args.values() if isinstance(v, str) and "/" in v)
+    assert f"{label}: {shown}" in _question(tool, valid, {"repos": []}).split("\n")
