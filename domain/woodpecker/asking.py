@@ -137,6 +137,7 @@ def _plain_name(param: Param, text: str) -> bool:
 
 # The longest host name DNS looks up (an IDNA-encoded one is never longer).
 _MAX_HOST = 253
+_AMBIGUOUS_HOST = "(unclear: programs read this URL's host differently)"
 
 
 def _host_looked_up(url: str) -> str | None:
@@ -146,8 +147,10 @@ def _host_looked_up(url: str) -> str | None:
         parts = split_url(url)
     except BadUrl:
         return None
-    if parts.host.isascii() and not parts.userinfo:
+    if parts.host.isascii() and not parts.userinfo and "\\" not in parts.netloc:
         return None
+    if "\\" in parts.netloc:
+        return _AMBIGUOUS_HOST  # a browser reads a slash there, Go's net/url no URL at all
     try:
         return parts.host.encode("idna").decode("ascii")
     except UnicodeError:
