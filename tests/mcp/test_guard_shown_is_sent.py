@@ -1,11 +1,14 @@
 """An attacker's review of guard.md §2-§3 over MCP: what the person is shown names where the request goes."""
 
+import json
+
 import anyio
 import pytest
 from mcp import Client
 
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import MODES, Person, harness_for
+from tests.mcp.guarded_calls import WIDENING
 
 pytestmark = pytest.mark.anyio
 
@@ -28,3 +31,37 @@ async def test_a_forge_url_longer_than_a_line_still_shows_its_whole_host(
     [question] = person.questions
     assert f"New {field}: https://{_LOOKALIKE_HOST}" in question.split("\n")[1], question
     assert sandbox.state_changing_requests() == []
+
+
+@pytest.mark.parametrize("status", [500, 503])
+@pytest.mark.parametrize("tool", sorted(WIDENING))
+async def test_a_write_that_fails_after_approval_is_sent_once_and_nothing_follows_it(
+    sandbox: Sandbox, tool: str, status: int
+) -> None:
+    # guard.md §7 and behaviour.md: writes never retry, and a failed step ends the plan. The error,
+    # the result and the audit trail carry no token, even when the server echoes the request back.
+    args = WIDENING[tool]
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode="legacy", elicitation_callback=Person("accept")) as client:
+                done = await client.call_tool(tool, args)
+    assert not done.is_error, done.content
+    writes = [(w.method, w.path) for w in sandbox.state_changing_requests()]
+    assert writes, tool
+    echo = f"echo: Authorization: Bearer {sandbox.admin_token}"
+    for failing, (method, path) in enumerate(writes):
+        sandbox.reset()
+        sandbox.inject_fault(method, path, status, echo)
+        person = Person("accept")
+        async with harness_for(sandbox, sandbox.admin_token) as harness:
+            with anyio.fail_after(30):
+                async with Client(harness.server, mode="legacy", elicitation_callback=person) as client:
+                    result = await client.call_tool(tool, args)
+            audit = json.dumps(harness.audit.events)
+        sent = [(w.method, w.path) for w in sandbox.state_changing_requests()]
+        assert result.is_error, (tool, failing, result.content)
+        assert sent == writes[: failing + 1], (tool, failing, sent)
+        assert len(person.questions) == 1
+        shown = json.dumps([c.model_dump() for c in result.content]) + json.dumps(result.structured_content)
+        assert sandbox.admin_token not in shown and sandbox.admin_token not in audit
+        assert '"outcome": "failed"' in audit
