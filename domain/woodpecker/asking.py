@@ -11,6 +11,7 @@ secret or free text. Each tool's own question is in its declaration (domain/wood
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from domain.arguments import check_value
 from domain.guard.fingerprint import body_of
@@ -147,12 +148,13 @@ def _host_looked_up(url: str) -> str | None:
         parts = split_url(url)
     except BadUrl:
         return None
-    if parts.host.isascii() and not parts.userinfo and "\\" not in parts.netloc:
+    if parts.host.isascii() and not parts.userinfo and not any(c in parts.netloc for c in "\\%"):
         return None
     if "\\" in parts.netloc:
         return _AMBIGUOUS_HOST  # a browser reads a slash there, Go's net/url no URL at all
     try:
-        return parts.host.encode("idna").decode("ascii")
+        # A browser decodes a percent-encoded host before it looks it up (github.com%2eevil.example).
+        return unquote(parts.host, errors="strict").encode("idna").decode("ascii")
     except UnicodeError:
         return "(a name that cannot be looked up)"
 

@@ -208,6 +208,7 @@ def test_a_url_is_cut_short_only_after_its_host(
             "github.com",
         ),  # fullwidth: looked up as github.com
         ("https://github.com@evil.example/login", "evil.example"),  # user info, then the host
+        ("https://github.com%2eevil.example/", "github.com.evil.example"),  # as a browser decodes it
         # A browser reads a slash at the backslash (github.com), RFC 3986 user info (evil.example).
         ("https://github.com\\@evil.example/", "(unclear: programs read this URL's host differently)"),
     ],
