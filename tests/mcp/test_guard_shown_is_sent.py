@@ -65,3 +65,26 @@ async def test_a_write_that_fails_after_approval_is_sent_once_and_nothing_follow
         shown = json.dumps([c.model_dump() for c in result.content]) + json.dumps(result.structured_content)
         assert sandbox.admin_token not in shown and sandbox.admin_token not in audit
         assert '"outcome": "failed"' in audit
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("answered", ["another login", "another forge"])
+async def test_an_admin_grant_goes_only_to_the_account_the_person_approved(
+    sandbox: Sandbox, mode: str, answered: str
+) -> None:
+    # Woodpecker's PATCH /users/{login} finds its row by the body's forge_id + forge_remote_id, which
+    # come from the record read first. A read that answers another account (a cache keyed without
+    # the query, a server that ignores forge_id) must not move the approved grant onto that account.
+    eve = sandbox.world.users[3]
+    bob = sandbox.world.users[2]
+    record = eve.api() if answered == "another login" else {**bob.api(), "forge_id": 2}
+    sandbox.inject_fault("GET", "/api/users/bob", 200, json.dumps(record))
+    person = Person("accept")
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                result = await client.call_tool("update_user", {"login": "bob", "forge_id": 1, "admin": True})
+    assert len(person.questions) == 1 and "Login: bob" in person.questions[0]
+    assert result.is_error, result.content
+    assert sandbox.state_changing_requests() == []
+    assert not eve.admin and not bob.admin
