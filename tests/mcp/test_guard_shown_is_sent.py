@@ -88,3 +88,24 @@ async def test_an_admin_grant_goes_only_to_the_account_the_person_approved(
     assert result.is_error, result.content
     assert sandbox.state_changing_requests() == []
     assert not eve.admin and not bob.admin
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_forge_update_sends_no_field_the_person_did_not_see_from_another_forges_record(
+    sandbox: Sandbox, mode: str
+) -> None:
+    # PATCH /forges/{id} overwrites the whole record, so the tool merges the change over the record
+    # it reads first. A read that answered another forge would carry that forge's url into this one.
+    forge = sandbox.world.forges[1]
+    url = forge.url
+    other = {**forge.api(), "id": 2, "url": "https://evil.example.org"}
+    sandbox.inject_fault("GET", "/api/forges/1", 200, json.dumps(other))
+    person = Person("accept")
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                result = await client.call_tool("update_forge", {"forge_id": 1, "skip_verify": True})
+    assert len(person.questions) == 1 and "evil" not in person.questions[0]
+    assert result.is_error, result.content
+    assert sandbox.state_changing_requests() == []
+    assert sandbox.world.forges[1].url == url
