@@ -61,7 +61,14 @@ def model_needs_approval(repo: Mapping[str, Any], pipeline: Mapping[str, Any]) -
 
 
 def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
-    """A deliberately plain restatement of guard.md §1. `current` None means nothing was read."""
+    """A deliberately plain restatement of guard.md §1. `current` None means nothing was read; a read
+    that answered another object (another secret's name) counts as nothing read."""
+    if (
+        tool == "update_secret"
+        and current is not None
+        and current.get("name") not in (None, args.get("name"))
+    ):
+        current = None
     if tool in ALWAYS_ASKS:
         return True
     if tool == "repair_repository":

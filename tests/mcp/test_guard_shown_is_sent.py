@@ -109,3 +109,41 @@ async def test_a_forge_update_sends_no_field_the_person_did_not_see_from_another
     assert result.is_error, result.content
     assert sandbox.state_changing_requests() == []
     assert sandbox.world.forges[1].url == url
+
+
+_ANOTHER_OBJECT = {
+    # tool: (arguments that widen reach, the read to answer wrongly, what it answers instead)
+    "update_secret": (
+        {"scope": "repository", "repo_id": 1, "name": "deploy_token", "events": ["push", "pull_request"]},
+        "/api/repos/1/secrets/deploy_token",
+        {"id": 9, "repo_id": 1, "name": "pr_secret", "events": ["pull_request"], "images": []},
+    ),
+    "update_repository": (
+        {"repo_id": 2, "require_approval": "none"},
+        "/api/repos/2",
+        {"id": 1, "require_approval": "none", "visibility": "public", "allow_pr": True},
+    ),
+    "restart_pipeline": (
+        {"repo_id": 1, "number": 7},
+        "/api/repos/1/pipelines/7",
+        {"id": 99, "number": 1, "status": "success", "event": "push", "author": "ada", "reviewed_by": ""},
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("tool", sorted(_ANOTHER_OBJECT))
+async def test_a_read_that_answers_another_object_never_lets_a_widening_through_unasked(
+    sandbox: Sandbox, mode: str, tool: str
+) -> None:
+    # A conditional tool compares the call with the stored object. If the read answers another one
+    # (a cache, a server bug), the comparison is with the wrong object: treat it as unread, and ask.
+    args, path, other = _ANOTHER_OBJECT[tool]
+    sandbox.inject_fault("GET", path, 200, json.dumps(other))
+    person = Person("decline")
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                await client.call_tool(tool, args)
+    assert len(person.questions) == 1, tool
+    assert sandbox.state_changing_requests() == []
