@@ -112,8 +112,9 @@ def _value_text(param: Param | None, value: Any) -> str:
 def _lines(label: str, param: Param | None, text: object) -> list[str]:
     """A labelled line. A URL's is cut short only after its host, and when its host reads as another
     one (user info before it, a name outside ASCII) a line under it names the host it goes to. A name
-    in a restricted alphabet (a login, a secret name, an address) is never cut: it holds no spaces, so
-    it carries no sentence, and cut short two objects whose names share a line's worth would read alike."""
+    in a restricted alphabet (a login, a secret name, an address) or a list from a fixed vocabulary (events)
+    is never cut: it carries no sentence, and cut short two objects whose names share a line's worth
+    would read alike, or the items at a list's end would go unseen."""
     if param is None or not isinstance(text, str):
         return [labelled(label, text)]
     if param.constraints.get("format") == "uri":
@@ -122,7 +123,7 @@ def _lines(label: str, param: Param | None, text: object) -> list[str]:
         if host is not None:
             lines.append(labelled(f"{label} host", host, limit=_MAX_HOST))
         return lines
-    if _plain_name(param, text):
+    if _plain_name(param, text) or _from_a_vocabulary(param, text):
         return [labelled(label, text, limit=max(DEFAULT_LIMIT, len(text)))]
     return [labelled(label, text)]
 
@@ -134,6 +135,13 @@ def _plain_name(param: Param, text: str) -> bool:
         and not any(c.isspace() for c in text)
         and check_value(param, text)[0] is None
     )
+
+
+def _from_a_vocabulary(param: Param, text: str) -> bool:
+    """Whether `text` lists items of a fixed vocabulary (`push, pull_request`): bounded, never prose,
+    and cut short the items at its end (a pull-request event) would go unseen."""
+    items = param.constraints.get("items", {})
+    return param.type == "array" and "enum" in items and all(i in items["enum"] for i in text.split(", "))
 
 
 # The longest host name DNS looks up (an IDNA-encoded one is never longer).

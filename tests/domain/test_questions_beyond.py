@@ -252,3 +252,30 @@ def test_a_name_in_a_plain_alphabet_is_shown_whole_however_long(
     valid = validate(spec, args)
     shown = value if value is not None else next(v for v in args.values() if isinstance(v, str) and "/" in v)
     assert f"{label}: {shown}" in _question(tool, valid, {"repos": []}).split("\n")
+
+
+_EVERY_EVENT = [
+    "push",
+    "tag",
+    "release",
+    "cron",
+    "manual",
+    "deployment",
+    "pull_request_closed",
+    "pull_request_metadata",
+    "pull_request",
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "field"),
+    [
+        ("create_secret", {"scope": "global", "name": "K", "value": SECRET}, "events"),
+        ("update_secret", {"scope": "global", "name": "K"}, "events"),
+        ("update_repository", {"repo_id": 2, "trusted_network": True}, "cancel_previous_pipeline_events"),
+    ],
+)
+def test_a_list_of_events_is_shown_whole(tool: str, args: dict[str, Any], field: str) -> None:
+    # Cut at 80 characters, the events at the end of the list (the pull-request ones, here) went unseen.
+    lines = _question(tool, {**args, field: _EVERY_EVENT}).split("\n")
+    assert f"New {field}: {', '.join(_EVERY_EVENT)}" in lines
