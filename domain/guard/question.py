@@ -30,9 +30,33 @@ def flatten(value: object, limit: int = DEFAULT_LIMIT) -> str:
     return line
 
 
+def flatten_url(value: str, limit: int = DEFAULT_LIMIT) -> str:
+    """An http(s) URL flattened like any value, but cut only after its scheme and authority: where a
+    request goes is shown whole, so `https://github.com.<70 letters>.attacker.example/` cannot read
+    as github.com. Anything else is `flatten`ed. (Validation bounds a URL's length.)
+    """
+    scheme, sep, rest = value.partition("://")
+    if not sep or scheme.lower() not in ("http", "https"):
+        return flatten(value, limit)
+    # Where RFC 3986 ends the authority; a backslash (a slash to some parsers) stays inside it, shown.
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    origin = flatten(f"{scheme}://{rest[:end]}", len(value))
+    tail = rest[end:]
+    if len(origin) + len(tail) <= limit:
+        return flatten(value, limit)
+    return origin + flatten(tail, max(limit - len(origin), 0)) if tail else origin
+
+
 def labelled(label: str, value: object, limit: int = DEFAULT_LIMIT) -> str:
     """`label: value`, the value flattened and cut short. The only way a caller value enters a question."""
     return f"{label}: {flatten(value, limit)}"
+
+
+def labelled_url(label: str, value: object, limit: int = DEFAULT_LIMIT) -> str:
+    """`label: url`, cut short but never inside the URL's scheme and authority (see `flatten_url`)."""
+    return (
+        f"{label}: {flatten_url(value, limit)}" if isinstance(value, str) else labelled(label, value, limit)
+    )
 
 
 def build(what: str, cost: Iterable[str], lines: Iterable[str] = ()) -> Question:

@@ -11,9 +11,12 @@ secret or free text. Each tool's own question is in its declaration (domain/wood
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
+from domain.arguments import check_value
 from domain.guard.fingerprint import body_of
-from domain.guard.question import Question, build, labelled
+from domain.guard.question import DEFAULT_LIMIT, Question, build, labelled, labelled_url
+from domain.parsing.urls import BadUrl, split_url
 from domain.tools import Param, ToolSpec
 
 Builder = Callable[[ToolSpec, Mapping[str, Any], frozenset[str]], Question]
@@ -106,14 +109,73 @@ def _value_text(param: Param | None, value: Any) -> str:
     return NOT_SHOWN
 
 
+def _lines(label: str, param: Param | None, text: object) -> list[str]:
+    """A labelled line. A URL's is cut short only after its host, and when its host reads as another
+    one (user info before it, a name outside ASCII) a line under it names the host it goes to. A name
+    in a restricted alphabet (a login, a secret name, an address) or a list from a fixed vocabulary (events)
+    is never cut: it carries no sentence, and cut short two objects whose names share a line's worth
+    would read alike, or the items at a list's end would go unseen."""
+    if param is None or not isinstance(text, str):
+        return [labelled(label, text)]
+    if param.constraints.get("format") == "uri":
+        lines = [labelled_url(label, text)]
+        host = _host_looked_up(text)
+        if host is not None:
+            lines.append(labelled(f"{label} host", host, limit=_MAX_HOST))
+        return lines
+    if _plain_name(param, text) or _from_a_vocabulary(param, text):
+        return [labelled(label, text, limit=max(DEFAULT_LIMIT, len(text)))]
+    return [labelled(label, text)]
+
+
+def _plain_name(param: Param, text: str) -> bool:
+    """Whether `text` is a valid value of a parameter whose pattern restricts it to a name."""
+    return (
+        "pattern" in param.constraints
+        and not any(c.isspace() for c in text)
+        and check_value(param, text)[0] is None
+    )
+
+
+def _from_a_vocabulary(param: Param, text: str) -> bool:
+    """Whether `text` lists items of a fixed vocabulary (`push, pull_request`): bounded, never prose,
+    and cut short the items at its end (a pull-request event) would go unseen."""
+    items = param.constraints.get("items", {})
+    return param.type == "array" and "enum" in items and all(i in items["enum"] for i in text.split(", "))
+
+
+# The longest host name DNS looks up (an IDNA-encoded one is never longer).
+_MAX_HOST = 253
+_AMBIGUOUS_HOST = "(unclear: programs read this URL's host differently)"
+
+
+def _host_looked_up(url: str) -> str | None:
+    """The host an RFC 3986 parser (Go's net/url, so Woodpecker) takes from `url`, as DNS looks it up,
+    when a reader could take another one from the text; None when the authority is a plain host."""
+    try:
+        parts = split_url(url)
+    except BadUrl:
+        return None
+    if parts.host.isascii() and not parts.userinfo and not any(c in parts.netloc for c in "\\%"):
+        return None
+    if "\\" in parts.netloc:
+        return _AMBIGUOUS_HOST  # a browser reads a slash there, Go's net/url no URL at all
+    try:
+        # A browser decodes a percent-encoded host before it looks it up (github.com%2eevil.example).
+        return unquote(parts.host, errors="strict").encode("idna").decode("ascii")
+    except UnicodeError:
+        return "(a name that cannot be looked up)"
+
+
 def field_lines(tool: ToolSpec, args: Mapping[str, Any]) -> list[str]:
     """One labelled line per field the call sets (every argument but the targets), in catalogue order."""
     params = {p.name: p for p in tool.params}
     body = body_of(tool, args)
     return [
-        labelled(f"New {name}", _value_text(params.get(name), body[name]))
+        line
         for name in (p.name for p in tool.params)
         if name in body
+        for line in _lines(f"New {name}", params.get(name), _value_text(params.get(name), body[name]))
     ]
 
 
@@ -163,7 +225,10 @@ class Ask:
     what_when: tuple[Callable[[Mapping[str, Any]], bool], str] | None = None
 
     def __call__(self, tool: ToolSpec, args: Mapping[str, Any], reasons: frozenset[str]) -> Question:
-        lines = [labelled(label, args.get(name)) for label, name in self.lines]
+        params = {p.name: p for p in tool.params}
+        lines = [
+            line for label, name in self.lines for line in _lines(label, params.get(name), args.get(name))
+        ]
         if self.fields:
             lines += field_lines(tool, args)
         cost = list(self.cost)

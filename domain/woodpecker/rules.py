@@ -60,6 +60,13 @@ def _visibility_rank(value: object, unknown: int) -> int:
     return unknown
 
 
+def _another(stored: object, key: str, wanted: object) -> bool:
+    """Whether the object read for the comparison names another object than the call does (a cache
+    or a server that answered the wrong read). Such an answer counts as unread: the rule fails closed."""
+    found = stored.get(key) if isinstance(stored, Mapping) else None
+    return found is not None and found != wanted
+
+
 def _str_items(value: object) -> frozenset[str] | None:
     """The strings of a JSON list, or None when it is not a list of strings."""
     if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
@@ -104,6 +111,8 @@ class WidensRepository:
         )
 
     def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+        if _another(current, "id", args.get("repo_id")):
+            current = None
         found = {reason for flag, reason in TRUSTED_FLAGS.items() if _passed_true(args, flag)}
         stored = current if current is not None else {}
         if "require_approval" in args:
@@ -141,6 +150,8 @@ class NewValueOrWidening:
         return "events" in args or "images" in args
 
     def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+        if _another(current, "name", args.get("name")):
+            current = None
         found: set[str] = set()
         if args.get("value") is not None:
             found.add(NEW_VALUE)
@@ -223,8 +234,15 @@ class BypassesApproval:
             return frozenset({RESTARTS_AS_DEPLOYMENT})
         pipeline = current.get("pipeline") if current is not None else None
         repo = current.get("repo") if current is not None else None
-        if not isinstance(pipeline, Mapping) or not isinstance(repo, Mapping):
-            return frozenset({RESTARTS_UNAPPROVED})  # unread or unreadable: assume the widening case
+        if (
+            not isinstance(pipeline, Mapping)
+            or not isinstance(repo, Mapping)
+            or _another(pipeline, "number", args.get("number"))
+            or _another(repo, "id", args.get("repo_id"))
+        ):
+            return frozenset(
+                {RESTARTS_UNAPPROVED}
+            )  # unread, unreadable or another one: assume the widening case
         found: set[str] = set()
         if pipeline.get("status") == "declined":
             found.add(RESTARTS_DECLINED)

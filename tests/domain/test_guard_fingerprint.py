@@ -8,10 +8,15 @@ from typing import Any
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from domain.arguments import ArgumentError, validate
 from domain.guard.fingerprint import audit_fingerprint, body_of, canonical_json, fingerprint, short
+from domain.guard.policy import decide
 from domain.tools import ToolSpec
+from domain.woodpecker import requests
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from tests.domain._guard_strategies import GUARDED, IDS, JSON, tool_and_arguments
+from domain.woodpecker.questions import question_for
+from domain.woodpecker.rules import WOODPECKER_RULES
+from tests.domain._guard_strategies import GUARDED, IDS, JSON, arguments_for, tool_and_arguments, value_for
 
 APPROVE = WOODPECKER_TOOLS.get("approve_pipeline")
 UPDATE_REPOSITORY = WOODPECKER_TOOLS.get("update_repository")
@@ -229,3 +234,39 @@ def test_without_a_bound_body_the_audit_fingerprint_is_the_calls_own() -> None:
     assert audit_fingerprint(APPROVE, {"repo_id": 5, "number": 12}, "p") == fingerprint(
         APPROVE, {"repo_id": 5, "number": 12}, "p"
     )
+
+
+_GUARDED_WITH_ARGUMENTS = st.sampled_from([t for t in GUARDED if len(t.params) > 1])
+
+
+@st.composite
+def _two_valid_calls(draw: st.DrawFn) -> tuple[ToolSpec, dict[str, Any], dict[str, Any]]:
+    """A guarded tool, a valid call of it, and the same call with one argument changed, added or left out."""
+    tool = draw(_GUARDED_WITH_ARGUMENTS)
+    one = draw(arguments_for(tool))
+    param = draw(st.sampled_from([p for p in tool.params if p.name != "confirm_token"]))
+    other = dict(one)
+    if param.name in other and draw(st.booleans()):
+        del other[param.name]
+    else:
+        other[param.name] = draw(value_for(param))
+    try:
+        return tool, validate(tool, one), validate(tool, other)
+    except ArgumentError:
+        assume(False)
+        raise
+
+
+@settings(max_examples=400)
+@given(_two_valid_calls())
+def test_one_fingerprint_is_one_request_and_one_question(
+    call: tuple[ToolSpec, dict[str, Any], dict[str, Any]],
+) -> None:
+    # An approval binds a fingerprint; two calls that share it must send the same request and show
+    # the same question, or one approved call could stand in for another (guard.md §3).
+    tool, one, other = call
+    asked = decide(tool, one, None, WOODPECKER_RULES)
+    if not asked.ask or fingerprint(tool, one, "p") != fingerprint(tool, other, "p"):
+        return  # nothing to approve, or two approvals
+    assert requests.plan(tool, one) == requests.plan(tool, other), (tool.name, one, other)
+    assert question_for(tool, one, asked) == question_for(tool, other, asked)

@@ -61,7 +61,14 @@ def model_needs_approval(repo: Mapping[str, Any], pipeline: Mapping[str, Any]) -
 
 
 def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
-    """A deliberately plain restatement of guard.md §1. `current` None means nothing was read."""
+    """A deliberately plain restatement of guard.md §1. `current` None means nothing was read; a read
+    that answered another object (another secret's name) counts as nothing read."""
+    if (
+        tool == "update_secret"
+        and current is not None
+        and current.get("name") not in (None, args.get("name"))
+    ):
+        current = None
     if tool in ALWAYS_ASKS:
         return True
     if tool == "repair_repository":
@@ -535,3 +542,78 @@ def test_a_repository_made_stricter_between_question_and_write_asks_again() -> N
         UPDATE_REPOSITORY, trust, {"require_approval": "none", "visibility": "private"}, WOODPECKER_RULES
     )
     assert not was_public.ask and not covers(was_public.reasons, became_private.reasons)
+
+
+# ------------------------------------------------------------- the directions, judged on the result
+# An oracle written from the other side: apply the call to the stored object and compare what the
+# repository or secret lets in before and after. Whatever widens must ask, however it is spelt.
+
+_VISIBILITY = ("private", "internal", "public")
+
+
+def _repository_reach(repo: Mapping[str, Any]) -> dict[str, Any]:
+    ra = repo.get("require_approval")
+    vis = repo.get("visibility")
+    trusted = repo.get("trusted") if isinstance(repo.get("trusted"), Mapping) else {}
+    return {
+        # Unknown approval modes hold back the most; an unknown visibility shows the least.
+        "approval": STRICTNESS[ra] if isinstance(ra, str) and ra in STRICTNESS else max(STRICTNESS.values()),
+        "visibility": _VISIBILITY.index(vis) if vis in _VISIBILITY else 0,
+        "deploy": repo.get("allow_deploy") is True,
+        "unheld_prs": repo.get("allow_pr") is True and ra == "none",
+        **{f"trusted_{k}": trusted.get(k) is True for k in ("network", "volumes", "security")},
+    }
+
+
+def _applied_to_repository(current: Mapping[str, Any] | None, args: Mapping[str, Any]) -> dict[str, Any]:
+    after = dict(current or {})
+    for name in ("require_approval", "visibility", "allow_deploy", "allow_pr"):
+        if name in args:
+            after[name] = args[name]
+    trusted = dict(after.get("trusted") or {}) if isinstance(after.get("trusted"), Mapping) else {}
+    for flag in ("network", "volumes", "security"):
+        if f"trusted_{flag}" in args:
+            trusted[flag] = args[f"trusted_{flag}"]
+    after["trusted"] = trusted
+    return after
+
+
+@settings(max_examples=300)
+@given(_ARGUMENTS_OF["update_repository"], REPO_CURRENT)
+def test_an_update_of_a_repository_that_lets_more_in_asks(args: dict[str, Any], current: Any) -> None:
+    before = _repository_reach(current or {})
+    after = _repository_reach(_applied_to_repository(current, args))
+    widens = (
+        after["approval"] < before["approval"]
+        or after["visibility"] > before["visibility"]
+        or any(after[k] and not before[k] for k in after if k not in ("approval", "visibility"))
+    )
+    if widens:
+        assert decide(UPDATE_REPOSITORY, args, current, WOODPECKER_RULES).ask, (args, current)
+
+
+def _secret_reach(secret: Mapping[str, Any]) -> tuple[frozenset[str], frozenset[str] | None]:
+    """(pull-request events it reaches, images it is limited to or None for every image)."""
+    events = secret.get("events")
+    pr = frozenset(e for e in events if e in PR_EVENTS) if isinstance(events, list) else frozenset()
+    images = secret.get("images")
+    if images is None or images == []:
+        return pr, None
+    return pr, frozenset(i for i in images if isinstance(i, str)) if isinstance(images, list) else frozenset()
+
+
+@settings(max_examples=300)
+@given(_ARGUMENTS_OF["update_secret"], SECRET_CURRENT)
+def test_an_update_of_a_secret_that_reaches_more_asks(args: dict[str, Any], current: Any) -> None:
+    # Unread: the narrowest secret (no pull-request event, limited to no image).
+    before_pr, before_images = _secret_reach(current) if current is not None else (frozenset(), frozenset())
+    given_pr, given_images = _secret_reach(args)
+    after_pr = given_pr if "events" in args else before_pr
+    after_images = given_images if "images" in args else before_images
+    widens = (
+        args.get("value") is not None
+        or bool(after_pr - before_pr)
+        or (before_images is not None and (after_images is None or bool(after_images - before_images)))
+    )
+    if widens:
+        assert decide(UPDATE_SECRET, args, current, WOODPECKER_RULES).ask, (args, current)

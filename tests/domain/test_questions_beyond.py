@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.arguments import validate
 from domain.guard.fingerprint import body_of
 from domain.guard.policy import decide
 from domain.tools import ToolSpec
@@ -160,3 +161,121 @@ def test_every_guarded_tool_says_why_it_asks_and_no_other_tool_does() -> None:
 
     assert set(WHY_IT_ASKS) == {t.name for t in GUARDED} and len(WHY_IT_ASKS) == 28
     assert all(why.strip().endswith(".") for why in WHY_IT_ASKS.values())
+
+
+_LABEL = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=63)
+# Some hosts read as github.com for a whole line before the name that counts.
+_HOSTS = st.builds(
+    lambda lookalike, labels: lookalike + ".".join(labels),
+    st.sampled_from(["", "github.com." + "a" * 70 + "."]),
+    st.lists(_LABEL, min_size=1, max_size=6),
+)
+_URLS = st.builds(
+    lambda scheme, host, port, tail: f"{scheme}://{host}{port}{tail}",
+    st.sampled_from(["http", "https", "HTTPS"]),
+    _HOSTS,
+    st.sampled_from(["", ":8443"]),
+    st.sampled_from(["", "/", "/login/oauth/authorize?x=" + "y" * 100, "#frag", "?q=1"]),
+)
+
+
+@settings(max_examples=150)
+@given(
+    st.sampled_from([("update_forge", {"forge_id": 1}), ("create_forge", {"type": "gitea", "client": "c"})]),
+    st.sampled_from(["url", "oauth_host"]),
+    _URLS,
+)
+def test_a_url_is_cut_short_only_after_its_host(
+    tool_and_args: tuple[str, dict[str, Any]], field: str, url: str
+) -> None:
+    # guard.md §3 "What was shown is what is sent": a long URL must not hide where the request goes.
+    tool, args = tool_and_args
+    message = _question(tool, {**args, field: url})
+    scheme, _, rest = url.partition("://")
+    origin = f"{scheme}://{rest.split('/')[0].split('?')[0].split('#')[0]}"
+    [line] = [line for line in message.split("\n") if line.startswith(f"New {field}: ")]
+    assert line.startswith(f"New {field}: {origin}")
+    cut = len(f"New {field}: ") + max(80, len(origin)) + len("…")
+    assert line == f"New {field}: {url}" or (line.endswith("…") and len(line) <= cut)
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("https://g\u0456thub.com/login", "xn--gthub-n2e.com"),  # a Cyrillic i: another host altogether
+        (
+            "https://\uff47\uff49\uff54\uff48\uff55\uff42.com",
+            "github.com",
+        ),  # fullwidth: looked up as github.com
+        ("https://github.com@evil.example/login", "evil.example"),  # user info, then the host
+        ("https://github.com%2eevil.example/", "github.com.evil.example"),  # as a browser decodes it
+        # A browser reads a slash at the backslash (github.com), RFC 3986 user info (evil.example).
+        ("https://github.com\\@evil.example/", "(unclear: programs read this URL's host differently)"),
+    ],
+)
+def test_a_url_whose_host_reads_otherwise_names_the_host_it_goes_to(url: str, host: str) -> None:
+    for tool, args in (("update_forge", {"forge_id": 1}), ("create_forge", {"type": "gitea", "client": "c"})):
+        for field in ("url", "oauth_host"):
+            lines = _question(tool, {**args, field: url}).split("\n")
+            assert f"New {field} host: {host}" in lines, lines
+
+
+def test_a_plain_url_gets_no_host_line() -> None:
+    lines = _question("update_forge", {"forge_id": 1, "url": "https://Forge.example.org:8443/x"}).split("\n")
+    assert not any(line.startswith("New url host") for line in lines)
+
+
+_LONG_NAME = "release-" + "a" * 90 + "-prod"  # one character too many and it is another object
+_NAMED_TARGETS = [
+    ("delete_user", {"login": _LONG_NAME, "forge_id": 1}, "Login", _LONG_NAME),
+    ("update_user", {"login": _LONG_NAME, "forge_id": 1, "admin": True}, "Login", _LONG_NAME),
+    ("delete_secret", {"scope": "global", "name": _LONG_NAME[:100]}, "Secret name", _LONG_NAME[:100]),
+    ("delete_registry", {"scope": "global", "address": f"ghcr.io/{_LONG_NAME}"}, "Registry address", None),
+    ("move_repository", {"repo_id": 1, "to": f"acme/{_LONG_NAME}"}, "New owner/name", None),
+    ("activate_repository", {"forge_remote_id": _LONG_NAME}, "Forge repository id", _LONG_NAME),
+    (
+        "restart_pipeline",
+        {"repo_id": 1, "number": 2, "event": "deployment", "deploy_to": _LONG_NAME},
+        "New deploy_to",
+        _LONG_NAME,
+    ),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "label", "value"), _NAMED_TARGETS)
+def test_a_name_in_a_plain_alphabet_is_shown_whole_however_long(
+    tool: str, args: dict[str, Any], label: str, value: str | None
+) -> None:
+    # Cut at 80 characters, two objects whose names share their first 80 read alike; such a name
+    # holds no spaces, so it cannot carry a sentence into the question either.
+    spec = WOODPECKER_TOOLS.get(tool)
+    valid = validate(spec, args)
+    shown = value if value is not None else next(v for v in args.values() if isinstance(v, str) and "/" in v)
+    assert f"{label}: {shown}" in _question(tool, valid, {"repos": []}).split("\n")
+
+
+_EVERY_EVENT = [
+    "push",
+    "tag",
+    "release",
+    "cron",
+    "manual",
+    "deployment",
+    "pull_request_closed",
+    "pull_request_metadata",
+    "pull_request",
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "field"),
+    [
+        ("create_secret", {"scope": "global", "name": "K", "value": SECRET}, "events"),
+        ("update_secret", {"scope": "global", "name": "K"}, "events"),
+        ("update_repository", {"repo_id": 2, "trusted_network": True}, "cancel_previous_pipeline_events"),
+    ],
+)
+def test_a_list_of_events_is_shown_whole(tool: str, args: dict[str, Any], field: str) -> None:
+    # Cut at 80 characters, the events at the end of the list (the pull-request ones, here) went unseen.
+    lines = _question(tool, {**args, field: _EVERY_EVENT}).split("\n")
+    assert f"New {field}: {', '.join(_EVERY_EVENT)}" in lines

@@ -18,7 +18,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
-from domain.woodpecker.plans import Args, Call, Calls
+from domain.woodpecker.plans import Answers, Args, Call, Calls
 from domain.woodpecker.requests import Request, record, segment
 
 _URL_RULES: Mapping[str, Any] = {"maxLength": 500, "format": "uri", "pattern": "^https?://"}
@@ -76,10 +76,20 @@ def _forge(args: Args) -> str:
     return f"/api/forges/{segment(args['forge_id'])}"
 
 
+def _the_named_forge(args: Args, answers: Answers, data: Any, status: int) -> str | None:
+    """Every field the call leaves out goes back as read: a read that answered another forge would
+    send that forge's url or client with a change the person approved for this one."""
+    if not isinstance(data, Mapping) or data.get("id") != args["forge_id"]:
+        return (
+            f"Woodpecker's answer for forge {args['forge_id']} named another forge, so nothing was changed."
+        )
+    return None
+
+
 # PATCH overwrites the whole record: read it, merge the changes over it, send it back.
 _READ_MERGE_WRITE = Calls(
     (
-        Call("current", lambda args, answers: Request("GET", _forge(args))),
+        Call("current", lambda args, answers: Request("GET", _forge(args)), check=_the_named_forge),
         Call(
             "patched",
             lambda args, answers: Request("PATCH", _forge(args), body=merge_forge(answers["current"], args)),

@@ -114,6 +114,22 @@ def _created_without_admin(args: Args, answers: Answers, message: str) -> str:
     )
 
 
+def _the_named_account(args: Args, answers: Answers, data: Any, status: int) -> str | None:
+    """The PATCH finds its row by the forge_id + forge_remote_id of the record read here, whatever its
+    path says: a read that answered another account (a cache keyed without the query, a server that
+    ignores forge_id) would move the approved change onto that account."""
+    if (
+        not isinstance(data, Mapping)
+        or data.get("login") != args["login"]
+        or data.get("forge_id", args["forge_id"]) != args["forge_id"]
+    ):
+        return (
+            f"Woodpecker's answer for {args['login']} on forge {args['forge_id']} named another account, "
+            "so nothing was changed. Call get_user to check the account."
+        )
+    return None
+
+
 def _matched_an_account(args: Args, answers: Answers, data: Any, status: int) -> str | None:
     """Woodpecker finds the row by forge_id + forge_remote_id; when none matches it stores nothing and
     echoes the body with id 0, so the stored record read next would read as a success."""
@@ -148,7 +164,9 @@ _CREATE_THEN_GRANT = Calls(
 # The PATCH answer echoes the request; the stored record read back is what to report.
 _READ_MERGE_WRITE_READ = Calls(
     (
-        Call("current", lambda args, answers: _user(args["login"], args["forge_id"])),
+        Call(
+            "current", lambda args, answers: _user(args["login"], args["forge_id"]), check=_the_named_account
+        ),
         Call(
             "patched",
             lambda args, answers: _user_patch(args["login"], merge_user(answers["current"], args)),
