@@ -286,6 +286,12 @@ def _check_object(value: Any, spec: Mapping[str, Any]) -> tuple[str | None, Any]
     for key, item in value.items():
         if names is not None:
             problem = _check_string(key, names)
+            if problem is None and spec.get("propertyNamesAnyCase") and _check_string(key.upper(), names):
+                # An environment that ignores case (a Windows agent's) reads `ci_commit_sha` as CI_COMMIT_SHA.
+                problem = (
+                    f"is refused: where variable names ignore case (Windows agents) it is {show(key.upper())}, "
+                    "which is refused"
+                )
             if problem is not None:
                 return f"key {show(key)} {problem}", value
         if isinstance(extra, Mapping):
@@ -328,7 +334,7 @@ def _check_value(param: Param, value: Any) -> tuple[str | None, Any]:
     if param.type == "array":
         return _check_array(value, spec)
     problem, normalised = _check_object(value, spec)
-    if problem is not None and "expected form" in problem:
+    if problem is not None and ("expected form" in problem or "ignore case" in problem):
         problem += _brief(param)
     return problem, normalised
 

@@ -39,7 +39,16 @@ def test_a_trigger_variable_may_not_override_woodpeckers_own(name: str) -> None:
     assert "Woodpecker's own" in str(error)
 
 
-@pytest.mark.parametrize("name", ["DEPLOY_ENV", "PATHS", "MY_PATH", "HOMER", "ci_lower_is_ours", "_X", "CIX"])
+@pytest.mark.parametrize("name", ["ci_commit_sha", "Path", "Ld_Preload", "woodpecker_x", "git_dir", "Home"])
+def test_a_trigger_variable_may_not_override_woodpeckers_own_in_another_case(name: str) -> None:
+    """A Windows agent's environment ignores case: `ci_commit_sha` there is CI_COMMIT_SHA."""
+    error = _refused("trigger_pipeline", {"repo_id": 1, "branch": "main", "variables": {name: "x"}})
+    assert error.arguments == ("variables",)
+    assert name in str(error) and name.upper() in str(error) and "Windows" in str(error)
+    assert "Woodpecker's own" in str(error)
+
+
+@pytest.mark.parametrize("name", ["DEPLOY_ENV", "PATHS", "MY_PATH", "HOMER", "ci", "paths", "_X", "CIX"])
 def test_ordinary_variables_pass(name: str) -> None:
     args = validate(
         WOODPECKER_TOOLS.get("trigger_pipeline"), {"repo_id": 1, "branch": "main", "variables": {name: "x"}}

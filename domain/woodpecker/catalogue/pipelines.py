@@ -263,6 +263,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                 constraints={
                     "additionalProperties": {"type": "string", "maxLength": 10000},
                     "propertyNames": _VARIABLE_NAME_RULES,
+                    # Ours, not the shared catalogue's: the same names in any case are refused too.
+                    "propertyNamesAnyCase": True,
                     "maxProperties": 100,
                 },
             ),
