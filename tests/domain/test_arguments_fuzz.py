@@ -1,6 +1,7 @@
 """Generated arguments for every tool: valid ones pass, broken ones are refused by name, never with another exception."""
 
 import datetime
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,8 +81,11 @@ def _value_of(param: Param) -> st.SearchStrategy[Any]:
             unique=bool(c.get("uniqueItems")),
         )
     names = c.get("propertyNames", {})
+    keys = _text({**names, "maxLength": min(names.get("maxLength", 20), 20)})
+    if c.get("propertyNamesAnyCase"):  # the same names in another case are refused too
+        keys = keys.filter(lambda k: re.search(names["pattern"], k.upper()) is not None)
     return st.dictionaries(
-        _text({**names, "maxLength": min(names.get("maxLength", 20), 20)}),
+        keys,
         _text({"maxLength": 20}),
         max_size=4,
     )
