@@ -26,8 +26,18 @@ PLAIN_TARGETS = frozenset({"scope"})
 _PLAIN_VALUE = re.compile(r"[a-z_]{1,32}")
 
 
+# A URL's user info (`user:password@`), wherever a parser could end the authority.
+_USER_INFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+
+
 def _digest(value: str) -> str:
     return "sha256:" + hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()[:12]
+
+
+def _without_user_info(value: str) -> str:
+    """A URL without `user:password@`: an unsalted digest of a password could be tested against
+    guesses, so the password never enters it (the same URL with any password digests alike)."""
+    return _USER_INFO.sub(r"\1@", value, count=1)
 
 
 def _target_value(name: str, value: object) -> object:
@@ -38,8 +48,8 @@ def _target_value(name: str, value: object) -> object:
     if isinstance(value, str):
         if name in PLAIN_TARGETS and _PLAIN_VALUE.fullmatch(value):
             return value
-        # A secret name, login or address: correlate by digest, never store the text.
-        return _digest(value)
+        # A secret name, login, address or URL: correlate by digest, never store the text.
+        return _digest(_without_user_info(value))
     return _digest(repr(value))
 
 

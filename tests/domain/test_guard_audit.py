@@ -66,3 +66,26 @@ def test_a_scope_is_kept_as_a_word_but_odd_scope_text_is_digested() -> None:
 
     assert scope("organization") == "organization"
     assert str(scope("Approve pipeline 42")).startswith("sha256:")
+
+
+@given(st.text(min_size=1).filter(lambda p: not any(c in p for c in "/?#@")), st.sampled_from(["", "user:"]))
+def test_a_url_target_is_digested_without_its_password(password: str, user: str) -> None:
+    """create_forge's url may carry `user:password@`: the digest must not let anyone test a guess of it."""
+
+    def digest(url: str) -> object:
+        event = audit_event(
+            now=0.0,
+            tool="create_forge",
+            targets={"url": url},
+            fingerprint=FP,
+            path="dialog",
+            outcome="asked",
+            principal=None,
+        )
+        targets = event["targets"]
+        assert isinstance(targets, dict)
+        return targets["url"]
+
+    with_password = digest(f"https://{user}{password}@git.example/api")
+    assert with_password == digest("https://someone:other@git.example/api")
+    assert with_password != digest("https://git.example/api") != digest("https://git.other.example/api")
