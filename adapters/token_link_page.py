@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from domain.parsing.tokens import token_shaped
 from domain.parsing.urls import split_url
 from ports.linked_tokens import LinkedToken, LinkedTokens, LinkOffer
+from ports.token_store import TokenStoreUnavailable
 from ports.woodpecker import Credential
 
 logger = logging.getLogger(__name__)
@@ -139,13 +140,21 @@ class TokenLinkPage:
             await self.app(scope, receive, send)
             return
         link_id = path[len(LINK_PATH) :]
-        if scope["method"] == "GET":
-            response = await self._form(link_id)
-        elif scope["method"] == "POST":
-            response = await self._submit(scope, receive, link_id)
-        else:
-            response = _page("Not allowed", "<p>Use the form.</p>", 405)
-            response.headers["allow"] = "GET, POST"
+        try:
+            if scope["method"] == "GET":
+                response = await self._form(link_id)
+            elif scope["method"] == "POST":
+                response = await self._submit(scope, receive, link_id)
+            else:
+                response = _page("Not allowed", "<p>Use the form.</p>", 405)
+                response.headers["allow"] = "GET, POST"
+        except TokenStoreUnavailable:
+            # The link and the token live in that store: nothing can be shown or kept until it is back.
+            logger.warning("the linked-token store could not be reached from the linking page")
+            response = _page(
+                "Try again", "<p>This page cannot be used just now; reload it in a moment.</p>", 503
+            )
+            response.headers["retry-after"] = "5"
         await response(scope, receive, send)
 
     async def _form(self, link_id: str, error: str | None = None, status: int = 200) -> HTMLResponse:
@@ -184,7 +193,11 @@ class TokenLinkPage:
         expected = self._csrf(link_id)
         given = (form.get("csrf") or [""])[0]
         cookie = _cookie(headers.get("cookie", ""), _CSRF_COOKIE)
-        if not (hmac.compare_digest(given, expected) and hmac.compare_digest(cookie, expected)):
+        # As bytes: compare_digest refuses a str with anything beyond ASCII, which anyone can send.
+        matches = hmac.compare_digest(given.encode(), expected.encode()) and hmac.compare_digest(
+            cookie.encode(), expected.encode()
+        )
+        if not matches:
             return _page("Refused", "<p>The form has expired; reload the page and try again.</p>", 403)
         now = self._now()
         if await self._vault.link_owner(link_id, now) is None:
