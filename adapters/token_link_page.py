@@ -185,11 +185,13 @@ class TokenLinkPage:
         ) not in ("same-origin", "none"):
             return _page("Refused", "<p>This form only accepts submissions from its own page.</p>", 403)
         body = await _read_body(receive)
-        if body is None or not headers.get("content-type", "").startswith(
-            "application/x-www-form-urlencoded"
-        ):
+        form = (
+            _form_fields(body)
+            if headers.get("content-type", "").startswith("application/x-www-form-urlencoded")
+            else None
+        )
+        if form is None:
             return _page("Refused", "<p>The form could not be read.</p>", 400)
-        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
         expected = self._csrf(link_id)
         given = (form.get("csrf") or [""])[0]
         cookie = _cookie(headers.get("cookie", ""), _CSRF_COOKIE)
@@ -237,6 +239,16 @@ async def _read_body(receive: Receive) -> bytes | None:
             return None
         if not message.get("more_body", False):
             return bytes(body)
+
+
+def _form_fields(body: bytes | None) -> dict[str, list[str]] | None:
+    """The posted fields; None for no body or more fields than the form has (parse_qs raises then)."""
+    if body is None:
+        return None
+    try:
+        return parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
+    except ValueError:
+        return None
 
 
 def _cookie(header: str, name: str) -> str:

@@ -392,6 +392,22 @@ async def test_whatever_csrf_field_and_cookie_arrive_the_page_refuses_without_fa
     assert await links.linked("alice") is None
 
 
+@given(fields=st.lists(st.tuples(st.sampled_from(["csrf", "token", "x"]), st.text(max_size=20)), max_size=8))
+@settings(max_examples=60, deadline=None)
+async def test_whatever_form_is_posted_without_the_pages_csrf_value_is_refused_without_failing(
+    fields: list[tuple[str, str]],
+) -> None:
+    page, links = memory_page(never_asked)
+    offer = await links.new_link("alice")
+    form = {"Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1"}
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=page), base_url="http://127.0.0.1"
+    ) as client:
+        answer = await client.post(offer.url, content=urlencode(fields), headers=form)
+    assert answer.status_code in (400, 403)
+    assert await links.linked("alice") is None
+
+
 async def test_a_linked_token_store_that_cannot_be_reached_is_a_retryable_page_not_a_crash() -> None:
     # One page with a working store hands out the form; its twin (same keys) has lost its store.
     key, link_id = secrets.token_bytes(32), secrets.token_urlsafe(32)
