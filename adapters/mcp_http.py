@@ -77,13 +77,18 @@ class SessionOwners:
             await self._app(scope, receive, send)
             return
         principal = scope.get(PRINCIPAL_SCOPE_KEY)
-        presented = protocol = None
-        for key, value in scope["headers"]:
-            key = key.lower()
-            if key == SESSION_HEADER:
-                presented = value.decode("latin-1")
-            elif key == PROTOCOL_HEADER:
-                protocol = value.decode("latin-1")
+        sessions = [v.decode("latin-1") for k, v in scope["headers"] if k.lower() == SESSION_HEADER]
+        protocols = [v.decode("latin-1") for k, v in scope["headers"] if k.lower() == PROTOCOL_HEADER]
+        if len(sessions) > 1 or len(protocols) > 1:
+            # The SDK reads the first of repeated headers: checking any one of them here would
+            # let a caller present its own session to this gate and another's to the SDK.
+            await JSONResponse(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Repeated MCP header"}},
+                status_code=400,
+            )(scope, receive, send)
+            return
+        presented = sessions[0] if sessions else None
+        protocol = protocols[0] if protocols else None
         if presented is not None:
             owner = self._owners.get(presented)
             if owner is None or owner[0] != principal:
@@ -107,7 +112,9 @@ class SessionOwners:
                 target = self._plain
 
         async def remember_new_session(message: Message) -> None:
-            if message["type"] == "http.response.start":
+            # The SDK names a session in its answer to any request without one, and drops it
+            # again when that answer is an error: only an opened session is remembered.
+            if message["type"] == "http.response.start" and message["status"] < 400:
                 for key, value in message.get("headers", []):
                     if key.lower() == SESSION_HEADER:
                         self._remember(value.decode("latin-1"), principal, target)

@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from domain.parsing.tokens import token_shaped
 from domain.parsing.urls import split_url
 from ports.linked_tokens import LinkedToken, LinkedTokens, LinkOffer
+from ports.token_store import TokenStoreUnavailable
 from ports.woodpecker import Credential
 
 logger = logging.getLogger(__name__)
@@ -139,13 +140,21 @@ class TokenLinkPage:
             await self.app(scope, receive, send)
             return
         link_id = path[len(LINK_PATH) :]
-        if scope["method"] == "GET":
-            response = await self._form(link_id)
-        elif scope["method"] == "POST":
-            response = await self._submit(scope, receive, link_id)
-        else:
-            response = _page("Not allowed", "<p>Use the form.</p>", 405)
-            response.headers["allow"] = "GET, POST"
+        try:
+            if scope["method"] == "GET":
+                response = await self._form(link_id)
+            elif scope["method"] == "POST":
+                response = await self._submit(scope, receive, link_id)
+            else:
+                response = _page("Not allowed", "<p>Use the form.</p>", 405)
+                response.headers["allow"] = "GET, POST"
+        except TokenStoreUnavailable:
+            # The link and the token live in that store: nothing can be shown or kept until it is back.
+            logger.warning("the linked-token store could not be reached from the linking page")
+            response = _page(
+                "Try again", "<p>This page cannot be used just now; reload it in a moment.</p>", 503
+            )
+            response.headers["retry-after"] = "5"
         await response(scope, receive, send)
 
     async def _form(self, link_id: str, error: str | None = None, status: int = 200) -> HTMLResponse:
@@ -176,15 +185,21 @@ class TokenLinkPage:
         ) not in ("same-origin", "none"):
             return _page("Refused", "<p>This form only accepts submissions from its own page.</p>", 403)
         body = await _read_body(receive)
-        if body is None or not headers.get("content-type", "").startswith(
-            "application/x-www-form-urlencoded"
-        ):
+        form = (
+            _form_fields(body)
+            if headers.get("content-type", "").startswith("application/x-www-form-urlencoded")
+            else None
+        )
+        if form is None:
             return _page("Refused", "<p>The form could not be read.</p>", 400)
-        form = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
         expected = self._csrf(link_id)
         given = (form.get("csrf") or [""])[0]
         cookie = _cookie(headers.get("cookie", ""), _CSRF_COOKIE)
-        if not (hmac.compare_digest(given, expected) and hmac.compare_digest(cookie, expected)):
+        # As bytes: compare_digest refuses a str with anything beyond ASCII, which anyone can send.
+        matches = hmac.compare_digest(given.encode(), expected.encode()) and hmac.compare_digest(
+            cookie.encode(), expected.encode()
+        )
+        if not matches:
             return _page("Refused", "<p>The form has expired; reload the page and try again.</p>", 403)
         now = self._now()
         if await self._vault.link_owner(link_id, now) is None:
@@ -224,6 +239,16 @@ async def _read_body(receive: Receive) -> bytes | None:
             return None
         if not message.get("more_body", False):
             return bytes(body)
+
+
+def _form_fields(body: bytes | None) -> dict[str, list[str]] | None:
+    """The posted fields; None for no body or more fields than the form has (parse_qs raises then)."""
+    if body is None:
+        return None
+    try:
+        return parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
+    except ValueError:
+        return None
 
 
 def _cookie(header: str, name: str) -> str:

@@ -83,6 +83,9 @@ class OAuthResourceGate:
         self._principal_key = principal_key
         self._credential_for = credential_for
         self._document = metadata.model_dump(mode="json", exclude_none=True)
+        # Exactly the audience tokens are checked against: the model's URL type writes a bare
+        # origin with a "/" that a client would then ask its authorization server for.
+        self._document["resource"] = verifier.resource
         self._metadata_url = resource_metadata_url(str(metadata.resource))
         suffixed = split_url(self._metadata_url).path
         self._metadata_paths = {WELL_KNOWN, suffixed}

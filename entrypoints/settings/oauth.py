@@ -3,7 +3,8 @@
 import re
 from typing import Annotated
 
-from pydantic import BeforeValidator, ValidationInfo
+from pydantic import AnyHttpUrl, BeforeValidator, ValidationInfo
+from pydantic import ValidationError as PydanticValidationError
 
 from domain.parsing.keys import parse_keys
 from domain.parsing.urls import public_url
@@ -29,7 +30,20 @@ def _resource_url(raw: object, info: ValidationInfo) -> object:
                 f"{_RESOURCE_EXAMPLE}"
             )
         return None
-    return public_url(name, str(raw), _RESOURCE_EXAMPLE)
+    url = public_url(name, str(raw), _RESOURCE_EXAMPLE)
+    # Tokens must carry exactly this audience, and the linking page compares this URL's origin
+    # with the browser's Origin: only the canonical form (RFC 3986 §6.2.2, as a URL parser writes
+    # it; the bare origin may go without its "/") is one every client and browser spells alike.
+    try:
+        canonical = str(AnyHttpUrl(url))
+    except PydanticValidationError:
+        canonical = ""
+    if canonical not in (url, url + "/"):
+        raise ValueError(
+            f"{name} must be in canonical form, as clients and browsers write it: lower-case scheme "
+            f"and host, no default port (:443, :80); {_RESOURCE_EXAMPLE}"
+        )
+    return url
 
 
 def _issuers(raw: object, info: ValidationInfo) -> object:

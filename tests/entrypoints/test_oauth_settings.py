@@ -1,9 +1,14 @@
 """OAuth mode's variables: required together, strict URLs and scope, values never echoed."""
 
+import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from entrypoints.http_app import oauth_gate
 from entrypoints.settings import StartupError, read_http_settings
 from ports.woodpecker import Credential
+from tests.fixtures.http import EchoApp
 
 OAUTH = {
     "WOODPECKER_MCP_AUTH": "oauth",
@@ -85,3 +90,35 @@ def test_link_keys_are_exactly_32_bytes_and_unset_warns_that_links_stay_in_this_
     assert not any(
         "LINK_KEYS" in w for w in read_http_settings({**OAUTH, "WOODPECKER_MCP_LINK_KEYS": good}).warnings
     )
+
+
+@pytest.mark.anyio
+@given(
+    scheme=st.sampled_from(["https", "HTTPS", "Https"]),
+    host=st.sampled_from(["mcp.example.org", "MCP.example.org", "Mcp.Example.Org"]),
+    port=st.sampled_from(["", ":443", ":8443", ":80"]),  # :80 is no default for https
+    path=st.sampled_from(["", "/", "/mcp", "/mcp/", "/MCP", "/team/mcp"]),
+)
+@settings(max_examples=150, deadline=None)
+async def test_an_accepted_resource_is_the_one_the_metadata_names_and_the_origin_a_browser_sends(
+    scheme: str, host: str, port: str, path: str
+) -> None:
+    # Tokens must carry exactly WOODPECKER_MCP_RESOURCE_URL as audience, clients ask for the
+    # metadata's `resource`, and the linking page compares its origin with the browser's Origin:
+    # a value any of them would spell otherwise can only ever refuse everyone.
+    raw = f"{scheme}://{host}{port}{path}"
+    try:
+        http = read_http_settings({**OAUTH, "WOODPECKER_MCP_RESOURCE_URL": raw})
+    except StartupError as e:
+        assert "WOODPECKER_MCP_RESOURCE_URL" in str(e) and raw not in str(e)
+        assert f"{scheme}://{host}" != f"https://{host.lower()}" or port == ":443"
+        return
+    assert http.resource_url == raw
+    gate = oauth_gate(http, EchoApp(), principal_key=b"k" * 32)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=gate), base_url="http://127.0.0.1"
+    ) as client:
+        document = (await client.get("/.well-known/oauth-protected-resource")).json()
+    assert document["resource"] == raw
+    origin = "/".join(raw.split("/")[:3])
+    assert origin == origin.lower() and not origin.endswith(":443")  # https's default port

@@ -1,5 +1,6 @@
 """OAuth mode against a real authorization server on loopback: real keys, JWKS over HTTP, real signatures."""
 
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ import pytest
 
 from adapters.oauth_resource import IssuerKeys, JwtTokenVerifier, TokenRejected
 from sandbox.server import Sandbox
-from tests.fixtures.http import mcp_client, team_server
+from tests.fixtures.http import free_port, mcp_client, team_server
 from tests.fixtures.oauth import SCOPE, TestAuthorizationServer, authorization_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -213,6 +214,37 @@ async def test_in_oauth_mode_a_foreign_origin_or_host_is_refused_even_with_a_val
                 )
                 health = await client.get(url + "/healthz")
                 ready = await client.get(url + "/readyz")
+                # Every other route sits behind the same check: the metadata and the linking page.
+                others = [
+                    await client.get(url + path, headers=headers)
+                    for path in ("/.well-known/oauth-protected-resource/mcp", "/link/" + "a" * 43)
+                    for headers in ({"Host": "evil.test"}, {"Origin": "https://evil.test"})
+                ]
     assert (foreign.status_code, wrong_host.status_code) == (403, 421)
+    assert [r.status_code for r in others] == [421, 403, 421, 403]
     assert (health.status_code, ready.status_code) == (200, 200)
     assert [r.path for r in sandbox.requests] == ["/healthz"]
+
+
+async def test_with_the_token_store_down_a_signed_in_call_is_a_retryable_503_and_no_secret_is_logged(
+    sandbox: Sandbox, tmp_path: Path, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    env = {
+        **oauth_env(sandbox, "", tmp_path / "audit.jsonl"),
+        "WOODPECKER_MCP_TOKEN_STORE": f"redis://:store-password@127.0.0.1:{free_port()}/0",
+    }
+    async with authorization_server() as idp:
+        token = idp.token(RESOURCE)
+        async with team_server({**env, "WOODPECKER_MCP_OAUTH_ISSUERS": idp.issuer}) as url:
+            response = await post_mcp(url, token)
+            async with httpx.AsyncClient(timeout=30) as client:
+                ready = await client.get(url + "/readyz")
+    out, err = capfd.readouterr()
+    assert (response.status_code, response.headers["retry-after"]) == (503, "5")
+    assert response.json()["error"] == "token_store_unavailable"
+    assert ready.status_code == 503
+    for text in (caplog.text, out, err, response.text, ready.text):
+        for secret in ("store-password", token, sandbox.admin_token):
+            assert secret not in text
+    assert [r.path for r in sandbox.requests] == ["/healthz"]  # the readiness probe's, nothing else

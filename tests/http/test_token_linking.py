@@ -9,14 +9,17 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import anyio
 import httpx
 import mcp_types as types
 import pytest
 import redis
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from adapters.linked_token_vault import MemoryBackend, SealedLinkedTokens, TokenCipher
+from adapters.linked_token_vault import MemoryBackend, RedisBackend, SealedLinkedTokens, TokenCipher
 from adapters.mcp_server import tool_definition
 from adapters.token_link_page import TokenLinkPage, TokenLinks
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
@@ -339,6 +342,101 @@ async def test_an_expired_link_is_refused_by_the_page_before_woodpecker_is_asked
     assert fresh.status_code == 200
     assert (expired.status_code, reopened.status_code) == (410, 410)
     assert checked == [] and await vault.token("alice") is None
+
+
+def memory_page(
+    check: Any,
+    vault: SealedLinkedTokens | None = None,
+    *,
+    csrf_key: bytes | None = None,
+    link_id: str | None = None,
+) -> tuple[TokenLinkPage, TokenLinks]:
+    vault = vault or SealedLinkedTokens(MemoryBackend(), TokenCipher([secrets.token_bytes(32)], os.urandom))
+    links = TokenLinks(
+        vault,
+        public_origin="http://127.0.0.1",
+        random_token=(lambda: link_id) if link_id else (lambda: secrets.token_urlsafe(32)),
+    )
+    page = TokenLinkPage(EchoApp(), links=links, check=check, csrf_key=csrf_key or secrets.token_bytes(32))
+    return page, links
+
+
+async def never_asked(credential: Credential) -> str | None:
+    raise AssertionError("Woodpecker must not be asked")
+
+
+@given(
+    csrf=st.text(max_size=80),
+    cookie=st.text(
+        alphabet=st.characters(min_codepoint=0x21, max_codepoint=0xFF, exclude_characters=";"), max_size=80
+    ),
+)
+@settings(max_examples=80, deadline=None)
+async def test_whatever_csrf_field_and_cookie_arrive_the_page_refuses_without_failing(
+    csrf: str, cookie: str
+) -> None:
+    page, links = memory_page(never_asked)
+    offer = await links.new_link("alice")
+    transport = httpx.ASGITransport(app=page)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        answer = await client.post(
+            offer.url,
+            content=urlencode({"csrf": csrf, "token": "a-token"}),
+            headers={
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Origin": "http://127.0.0.1",
+                "Cookie": f"woodpecker_mcp_link_csrf={cookie}".encode("latin-1"),  # type: ignore[dict-item]
+            },
+        )
+    assert answer.status_code == 403
+    assert await links.linked("alice") is None
+
+
+@given(fields=st.lists(st.tuples(st.sampled_from(["csrf", "token", "x"]), st.text(max_size=20)), max_size=8))
+@settings(max_examples=60, deadline=None)
+async def test_whatever_form_is_posted_without_the_pages_csrf_value_is_refused_without_failing(
+    fields: list[tuple[str, str]],
+) -> None:
+    page, links = memory_page(never_asked)
+    offer = await links.new_link("alice")
+    form = {"Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1"}
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=page), base_url="http://127.0.0.1"
+    ) as client:
+        answer = await client.post(offer.url, content=urlencode(fields), headers=form)
+    assert answer.status_code in (400, 403)
+    assert await links.linked("alice") is None
+
+
+async def test_a_linked_token_store_that_cannot_be_reached_is_a_retryable_page_not_a_crash() -> None:
+    # One page with a working store hands out the form; its twin (same keys) has lost its store.
+    key, link_id = secrets.token_bytes(32), secrets.token_urlsafe(32)
+    working, links = memory_page(never_asked, csrf_key=key, link_id=link_id)
+    offer = await links.new_link("alice")
+    unreachable = SealedLinkedTokens(
+        RedisBackend(f"redis://:store-password@127.0.0.1:{free_port()}/0", timeout_seconds=5),
+        TokenCipher([secrets.token_bytes(32)], os.urandom),
+    )
+    lost, _ = memory_page(never_asked, unreachable, csrf_key=key, link_id=link_id)
+    base = "http://127.0.0.1"
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=working), base_url=base) as client:
+        form = await client.get(offer.url)
+    csrf, cookie = CSRF.search(form.text).group(1), form.cookies["woodpecker_mcp_link_csrf"]  # type: ignore[union-attr]
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=lost), base_url=base) as client:
+        shown = await client.get(offer.url)
+        posted = await client.post(
+            offer.url,
+            content=f"csrf={csrf}&token=a-token",
+            headers={
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Origin": base,
+                "Cookie": f"woodpecker_mcp_link_csrf={cookie}",
+            },
+        )
+    for answer in (shown, posted):
+        assert answer.status_code == 503
+        assert answer.headers["x-frame-options"] == "DENY" and answer.headers["cache-control"] == "no-store"
+        assert "store-password" not in answer.text
 
 
 YES = types.ElicitResult(action="accept", content={"confirm": True})

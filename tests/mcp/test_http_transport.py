@@ -261,3 +261,75 @@ async def test_a_session_opened_without_elicitation_falls_back_to_the_token_not_
     assert first.structured_content["outcome"] == "confirmation_required"
     assert "did not declare the elicitation capability" in str(first.content[0])
     assert woodpecker.writes == []
+
+
+async def _open_legacy_session(http: httpx.AsyncClient, who: str) -> dict[str, str]:
+    """A 2025-11-25 session that may be pushed a question, opened by `who`: the headers that use it."""
+    opening = initialize_request(who)
+    opening["params"]["capabilities"] = {"elicitation": {"form": {}}}
+    sent = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    opened = await http.post("/mcp", json=opening, headers={**sent, "x-test-principal": who})
+    session = {
+        **sent,
+        "mcp-session-id": opened.headers["mcp-session-id"],
+        "mcp-protocol-version": "2025-11-25",
+        "x-test-principal": who,
+    }
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await http.post("/mcp", json=initialized, headers=session)).status_code == 202
+    return session
+
+
+async def test_a_second_session_header_does_not_let_another_principal_answer_a_pushed_question() -> None:
+    # The gate and the SDK must read the same session id: the SDK takes the first of two headers.
+    woodpecker = FakeWoodpecker()
+    harness = build_harness_on(woodpecker, Credential("t"))
+    app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}
+    call["params"] = {"name": "delete_repository", "arguments": {"repo_id": 5}}
+    with anyio.fail_after(30):
+        async with serving(app) as base, httpx.AsyncClient(base_url=base, trust_env=False) as http:
+            alice = await _open_legacy_session(http, "alice")
+            mallory = await _open_legacy_session(http, "mallory")
+            async with http.stream("POST", "/mcp", json=call, headers=alice) as stream:
+                lines = stream.aiter_lines()
+                async for line in lines:
+                    if line.startswith("data:") and "elicitation/create" in line:
+                        asked = json.loads(line[5:])
+                        break
+                yes = {"action": "accept", "content": {"confirm": True}}
+                answer = {"jsonrpc": "2.0", "id": asked["id"], "result": yes}
+                both = [
+                    *((k, v) for k, v in mallory.items() if k != "mcp-session-id"),
+                    ("mcp-session-id", alice["mcp-session-id"]),
+                    ("mcp-session-id", mallory["mcp-session-id"]),
+                ]
+                forged = await http.post("/mcp", json=answer, headers=both)
+                no = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "decline"}}
+                own = await http.post("/mcp", json=no, headers=alice)
+                async for line in lines:
+                    if line.startswith("data:") and '"id":7' in line:
+                        result = json.loads(line[5:])["result"]
+                        break
+    assert woodpecker.writes == []
+    assert forged.status_code == 400
+    assert own.status_code == 202
+    assert result["structuredContent"]["outcome"] == "declined"
+
+
+async def test_requests_that_open_no_session_do_not_push_a_live_session_out_of_the_owner_map() -> None:
+    # The SDK names a session in every answer to a request without one, then drops it when the
+    # answer is an error; the gate must not remember those, or anyone could evict live sessions.
+    harness = build_harness_on(FakeWoodpecker(), Credential("t"))
+    app = build_http_app(harness.server, max_sessions=1, middleware=[Middleware(PrincipalFromHeader)])
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    with anyio.fail_after(30):
+        async with serving(app) as base, httpx.AsyncClient(base_url=base, trust_env=False) as http:
+            alice = await _open_legacy_session(http, "alice")
+            refused = [
+                await http.request(method, "/mcp", headers={"x-test-principal": "mallory"})
+                for method in ("GET", "DELETE", "PUT", "OPTIONS")
+            ]
+            still = await http.post("/mcp", json=ping, headers=alice)
+    assert [r.status_code for r in refused] == [400, 400, 405, 405]
+    assert still.status_code == 200
