@@ -365,15 +365,7 @@ def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, A
     Raises:
         ArgumentError: unknown, missing, mistyped, out-of-range or misplaced arguments.
     """
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, Mapping):
-        # A string is mostly the arguments as JSON text, passed on by a client that did not parse them.
-        fix = ": send the object itself, not JSON inside a string" if isinstance(arguments, str) else ""
-        raise ArgumentError(
-            f"Invalid arguments for {tool.name}: the arguments must be a JSON object with one member per "
-            f"argument, got {_kind(arguments)}{fix}."
-        )
+    arguments = _an_object(tool, arguments)
     known = {p.name for p in tool.params}
     problems: list[tuple[str, str]] = []
     for key in arguments:
@@ -419,6 +411,20 @@ def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, A
     if problems:
         raise _message(tool, problems)
     return {p.name: values[p.name] for p in tool.params if p.name in values}
+
+
+def _an_object(tool: ToolSpec, arguments: Any) -> Mapping[str, Any]:
+    """The arguments as an object (none: an empty one), or the error that says to send one."""
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, Mapping):
+        # A string is mostly the arguments as JSON text, passed on by a client that did not parse them.
+        fix = ": send the object itself, not JSON inside a string" if isinstance(arguments, str) else ""
+        raise ArgumentError(
+            f"Invalid arguments for {tool.name}: the arguments must be a JSON object with one member per "
+            f"argument, got {_kind(arguments)}{fix}."
+        )
+    return arguments
 
 
 def _misplaced(param: Param, applies: When, values: Mapping[str, Any]) -> str:

@@ -36,19 +36,11 @@ _FORGE_TYPE = Param(
 _FORGE_URL = Param("url", "string", True, "", constraints=_URL_RULES)
 
 _OAUTH_CLIENT = Param(
-    "client",
-    "string",
-    True,
-    "OAuth client id.",
-    constraints={"minLength": 1, "maxLength": 500},
+    "client", "string", True, "OAuth client id.", constraints={"minLength": 1, "maxLength": 500}
 )
 
 _OAUTH_HOST = Param(
-    "oauth_host",
-    "string",
-    False,
-    "Browser URL for OAuth, if not url.",
-    constraints=_URL_RULES,
+    "oauth_host", "string", False, "Browser URL for OAuth, if not url.", constraints=_URL_RULES
 )
 
 
