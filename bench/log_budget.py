@@ -21,7 +21,6 @@ writes `bench/out/log_budget.json`.
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import sys
@@ -32,7 +31,7 @@ from typing import Any
 
 from adapters.woodpecker_httpx import log_stream
 from adapters.woodpecker_httpx.log_read import CompiledSearch
-from bench.log_window import PATTERN, download_only, start_child, stop_child
+from bench.log_window import PATTERN, download_only, report, start_child, stop_child
 from ports.woodpecker import LogSearchRequest
 
 OUT = Path(__file__).resolve().parent / "out" / "log_budget.json"
@@ -194,10 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     result = measure(args.lines, args.rounds)
-    print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"written to {args.out.name} in {args.out.parent.name}/")
+    report(table(result), result, args.out)
     return 0
 
 

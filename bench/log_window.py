@@ -433,11 +433,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.before:
         load_before(args.before)
     result = anyio.run(run, args)
-    print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"written to {args.out.name} in {args.out.parent.name}/")
+    report(table(result), result, args.out)
     return 0
+
+
+def report(text: str, result: dict[str, Any], out: Path) -> None:
+    """Print a run's table and write its figures to `out` (JSON)."""
+    print(text)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"written to {out.name} in {out.parent.name}/")
 
 
 if __name__ == "__main__":

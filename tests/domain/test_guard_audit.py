@@ -31,41 +31,26 @@ def test_an_audit_record_has_utc_time_ids_short_fingerprint_path_outcome_and_pri
     assert str(targets["name"]).startswith("sha256:") and "DEPLOY_KEY" not in json.dumps(event)
 
 
+def _targets(tool: str, **targets: object) -> dict[str, object]:
+    """The targets of a record that asks about `targets` (the rest of the record is fixed)."""
+    event = audit_event(
+        now=0.0, tool=tool, targets=targets, fingerprint=FP, path="dialog", outcome="asked", principal=None
+    )
+    json.dumps(event)
+    shown = event["targets"]
+    assert isinstance(shown, dict)
+    return shown
+
+
 @given(st.text(min_size=1), st.sampled_from(["name", "address", "login", "to"]))
 def test_a_string_target_is_kept_only_as_a_short_digest(value: str, key: str) -> None:
-    event = audit_event(
-        now=0.0,
-        tool="t",
-        targets={key: value},
-        fingerprint=FP,
-        path="dialog",
-        outcome="asked",
-        principal=None,
-    )
-    targets = event["targets"]
-    assert isinstance(targets, dict)
-    shown = targets[key]
+    shown = _targets("t", **{key: value})[key]
     assert isinstance(shown, str) and shown.startswith("sha256:") and len(shown) == len("sha256:") + 12
-    json.dumps(event)
 
 
 def test_a_scope_is_kept_as_a_word_but_odd_scope_text_is_digested() -> None:
-    def scope(value: str) -> object:
-        event = audit_event(
-            now=0.0,
-            tool="t",
-            targets={"scope": value},
-            fingerprint=FP,
-            path="sealed",
-            outcome="seal_rejected",
-            principal=None,
-        )
-        targets = event["targets"]
-        assert isinstance(targets, dict)
-        return targets["scope"]
-
-    assert scope("organization") == "organization"
-    assert str(scope("Approve pipeline 42")).startswith("sha256:")
+    assert _targets("t", scope="organization")["scope"] == "organization"
+    assert str(_targets("t", scope="Approve pipeline 42")["scope"]).startswith("sha256:")
 
 
 @given(st.text(min_size=1).filter(lambda p: not any(c in p for c in "/?#@")), st.sampled_from(["", "user:"]))
@@ -73,18 +58,7 @@ def test_a_url_target_is_digested_without_its_password(password: str, user: str)
     """create_forge's url may carry `user:password@`: the digest must not let anyone test a guess of it."""
 
     def digest(url: str) -> object:
-        event = audit_event(
-            now=0.0,
-            tool="create_forge",
-            targets={"url": url},
-            fingerprint=FP,
-            path="dialog",
-            outcome="asked",
-            principal=None,
-        )
-        targets = event["targets"]
-        assert isinstance(targets, dict)
-        return targets["url"]
+        return _targets("create_forge", url=url)["url"]
 
     with_password = digest(f"https://{user}{password}@git.example/api")
     assert with_password == digest("https://someone:other@git.example/api")
