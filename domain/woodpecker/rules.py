@@ -240,9 +240,8 @@ class BypassesApproval:
             or _another(pipeline, "number", args.get("number"))
             or _another(repo, "id", args.get("repo_id"))
         ):
-            return frozenset(
-                {RESTARTS_UNAPPROVED}
-            )  # unread, unreadable or another one: assume the widening case
+            # Unread, unreadable, or another pipeline or repository: assume the widening case.
+            return frozenset({RESTARTS_UNAPPROVED})
         found: set[str] = set()
         if pipeline.get("status") == "declined":
             found.add(RESTARTS_DECLINED)
