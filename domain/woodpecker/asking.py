@@ -8,6 +8,7 @@ when that is a boolean, a number, an enum, a URL or a plain name, and only named
 secret or free text. Each tool's own question is in its declaration (domain/woodpecker/catalogue/).
 """
 
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -162,9 +163,15 @@ def _host_looked_up(url: str) -> str | None:
         return _AMBIGUOUS_HOST  # a browser reads a slash there, Go's net/url no URL at all
     try:
         # A browser decodes a percent-encoded host before it looks it up (github.com%2eevil.example).
-        return unquote(parts.host, errors="strict").encode("idna").decode("ascii")
+        host = unquote(parts.host, errors="strict")
+        looked_up = host.encode("idna").decode("ascii")
+        # Python's codec is IDNA 2003; Go and browsers follow UTS 46, which keeps what 2003 maps
+        # away (ß, ς, a zero-width joiner, a soft hyphen: git<ZWJ>hub.com is github.com to the
+        # codec alone). Only a name both read alike gets a host line; the rest is unclear.
+        same = looked_up.encode("ascii").decode("idna") == unicodedata.normalize("NFKC", host).lower()
     except UnicodeError:
         return "(a name that cannot be looked up)"
+    return looked_up if same else _AMBIGUOUS_HOST
 
 
 def field_lines(tool: ToolSpec, args: Mapping[str, Any]) -> list[str]:

@@ -211,6 +211,10 @@ def test_a_url_is_cut_short_only_after_its_host(
         ("https://github.com%2eevil.example/", "github.com.evil.example"),  # as a browser decodes it
         # A browser reads a slash at the backslash (github.com), RFC 3986 user info (evil.example).
         ("https://github.com\\@evil.example/", "(unclear: programs read this URL's host differently)"),
+        # What IDNA 2003 (Python's codec) maps away and UTS 46 (Go, browsers) keeps: not github.com.
+        ("https://git\u200dhub.com/", "(unclear: programs read this URL's host differently)"),
+        ("https://git\u00adhub.com/", "(unclear: programs read this URL's host differently)"),
+        ("https://gi\u00dfhub.com/", "(unclear: programs read this URL's host differently)"),
     ],
 )
 def test_a_url_whose_host_reads_otherwise_names_the_host_it_goes_to(url: str, host: str) -> None:
