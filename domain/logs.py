@@ -146,3 +146,11 @@ def decode_log_data(data: str) -> str:
         if text.endswith("\r"):
             text = text[:-1]
     return text
+
+
+def lines_around(first: int | None, last: int | None, total: int) -> tuple[int | None, int | None]:
+    """For a window of lines first..last of a log of `total` lines numbered from 0: the `to_line` that
+    reads the lines before it and the `from_line` that reads those after it (None: there are none)."""
+    before = first - 1 if first is not None and first > 0 else None
+    after = last + 1 if last is not None and last + 1 < total else None
+    return before, after

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from domain.logs import lines_around
 from domain.woodpecker.answers import Answer, FailedSteps, LogLines, LogMatches
 
 SCHEME = "woodpecker"
@@ -153,12 +154,13 @@ def _log_links(repo_id: int, number: int, step_id: int, structured: Mapping[str,
     if total == 0 or whole:
         return []
     links = [_whole_log(repo_id, number, step_id)]
-    if last is not None and last + 1 < total:
+    _, after = lines_around(first, last, total)  # the same next page the result's text names
+    if after is not None:
         links.append(
             Link(
-                log_uri(repo_id, number, step_id, last + 1),
-                f"log of step {step_id} from line {last + 1}",
-                f"The next page of this log: lines {last + 1} on.",
+                log_uri(repo_id, number, step_id, after),
+                f"log of step {step_id} from line {after}",
+                f"The next page of this log: lines {after} on.",
             )
         )
     return links

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.arguments import validate
-from domain.logs import End, LogWindower, decode_log_data, is_output
+from domain.logs import End, LogWindower, decode_log_data, is_output, lines_around
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import LogLine, shape_logs, size
 from domain.woodpecker.results.render import wire_size
@@ -149,3 +149,16 @@ def test_metadata_and_progress_entries_are_not_output() -> None:
 def test_log_data_decodes_base64_and_drops_one_trailing_newline(raw: bytes) -> None:
     text = decode_log_data(base64.b64encode(raw + b"\n").decode())
     assert text == (raw.decode("utf-8", "replace").removesuffix("\r"))
+
+
+_WINDOWS = st.integers(1, 10_000).flatmap(lambda total: st.tuples(st.just(total), st.integers(0, total - 1)))
+
+
+@given(_WINDOWS.flatmap(lambda tf: st.tuples(st.just(tf[0]), st.just(tf[1]), st.integers(tf[1], tf[0] - 1))))
+def test_the_lines_around_a_window_are_exactly_the_rest_of_the_log(window: tuple[int, int, int]) -> None:
+    """What the text's next calls (and the next-page link) read, with the window, is the whole log, once."""
+    total, first, last = window
+    before, after = lines_around(first, last, total)
+    read = (range(0, before + 1) if before is not None else range(0)), range(first, last + 1)
+    read += ((range(after, total) if after is not None else range(0)),)
+    assert [n for part in read for n in part] == list(range(total))

@@ -4,7 +4,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.calls import ToolResult
-from domain.logs import LogLine, LogMatch
+from domain.logs import LogLine, LogMatch, lines_around
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import LOG_BUDGET, fit_prefix
 from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
@@ -105,12 +105,12 @@ def _around(kept: Sequence[Mapping[str, Any]], total_lines: int) -> str:
     model that reads only the text (a client that drops the resource links drops the next page)."""
     if not kept or len(kept) >= total_lines:
         return ""
-    first, last = kept[0]["line"], kept[-1]["line"]
+    before, after = lines_around(kept[0]["line"], kept[-1]["line"], total_lines)
     more = ""
-    if first > 0:
-        more += f" Earlier lines: get_step_logs with to_line={first - 1}."
-    if last < total_lines - 1:
-        more += f" Later lines: get_step_logs with from_line={last + 1}."
+    if before is not None:
+        more += f" Earlier lines: get_step_logs with to_line={before}."
+    if after is not None:
+        more += f" Later lines: get_step_logs with from_line={after}."
     return more
 
 
