@@ -23,9 +23,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from domain.toolsets import TOOLSETS_HEADER
+
 PRINCIPAL_SCOPE_KEY = "woodpecker_mcp.principal"
 SESSION_HEADER = b"mcp-session-id"
 PROTOCOL_HEADER = b"mcp-protocol-version"
+# Headers whose first copy the SDK or the toolsets filter would read: a repeat is a 400.
+SINGLE_HEADERS = frozenset({SESSION_HEADER, PROTOCOL_HEADER, TOOLSETS_HEADER.lower().encode("latin-1")})
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 LOOPBACK_ORIGINS = tuple(
@@ -79,9 +83,11 @@ class SessionOwners:
         principal = scope.get(PRINCIPAL_SCOPE_KEY)
         sessions = [v.decode("latin-1") for k, v in scope["headers"] if k.lower() == SESSION_HEADER]
         protocols = [v.decode("latin-1") for k, v in scope["headers"] if k.lower() == PROTOCOL_HEADER]
-        if len(sessions) > 1 or len(protocols) > 1:
-            # The SDK reads the first of repeated headers: checking any one of them here would
-            # let a caller present its own session to this gate and another's to the SDK.
+        names = [k.lower() for k, _ in scope["headers"] if k.lower() in SINGLE_HEADERS]
+        if len(names) != len(set(names)):
+            # The SDK and the toolsets filter read the first of repeated headers: checking any one
+            # of them here would let a caller present its own session (or narrowing) to this gate
+            # or a proxy and another to the server.
             await JSONResponse(
                 {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Repeated MCP header"}},
                 status_code=400,

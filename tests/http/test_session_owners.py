@@ -65,3 +65,25 @@ async def test_sessions_are_bound_to_their_opener_and_a_forgotten_one_is_refused
         assert await use("alice", alice) == 200
         assert await use("alice", "s999") == 404
     assert sessions.served == ["s1", "s1"]
+
+
+@pytest.mark.parametrize(
+    "repeated",
+    [b"mcp-session-id", b"mcp-protocol-version", b"x-mcp-toolsets", b"X-MCP-Toolsets"],
+)
+async def test_a_repeated_mcp_header_is_refused_before_anything_reads_the_first(repeated: bytes) -> None:
+    # The SDK and the toolsets filter read the first of repeated headers: a caller sending two
+    # X-MCP-Toolsets could show one narrowing to a proxy and another to the server.
+    sessions = SessionApp()
+    app = PrincipalFromHeader(SessionOwners(sessions, capacity=2))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+    ) as client:
+        once = await client.post("/mcp", headers=[(b"x-principal", b"alice"), (b"x-mcp-toolsets", b"logs")])
+        twice = await client.post(
+            "/mcp", headers=[(b"x-principal", b"alice"), (repeated, b"logs"), (repeated, b"crons")]
+        )
+    assert once.status_code == 200
+    assert twice.status_code == 400
+    assert twice.json()["error"] == {"code": -32600, "message": "Repeated MCP header"}
+    assert sessions.served == []
