@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# Each case starts a Python process (marked slow, as every subprocess test is).
+pytestmark = pytest.mark.slow
 PROBE = "import tests.conftest; from hypothesis import settings; print(settings.default.derandomize)"
 
 
