@@ -18,6 +18,7 @@ import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from domain.parsing.tokens import b64token, bearer_of
+from domain.parsing.urls import is_same_loopback_origin
 from ports.woodpecker import Credential
 
 PRINCIPAL_KEY = "woodpecker_mcp.principal"
@@ -98,7 +99,9 @@ def _origin_allowed(origin: str, patterns: Sequence[str]) -> bool:
 class OriginHostMiddleware:
     """Refuses a request whose Host is not allowed (421; 400 if absent) or whose Origin is (403).
 
-    An absent Origin is allowed: it is how non-browser clients call. "*" in a list turns that
+    An absent Origin is allowed: it is how non-browser clients call. So is an Origin that is the
+    request's own loopback origin (`http://localhost:PORT` with Host `localhost:PORT`, exactly):
+    only a page this server served sends it, and DNS rebinding cannot. "*" in a list turns that
     check off explicitly (for example behind a proxy that already does it). Names compare
     case-insensitively; an admitted request travels inward with both headers in lower case,
     so a check further in that compares exactly (the SDK's) reaches the same verdict.
@@ -133,7 +136,7 @@ class OriginHostMiddleware:
             )
             return
         origins = _header(scope, b"origin")
-        if origins and (len(origins) != 1 or not _origin_allowed(origins[0], self.allowed_origins)):
+        if origins and (len(origins) != 1 or not self._origin_admitted(origins[0], scope, hosts[0])):
             await send_json(
                 send,
                 403,
@@ -148,6 +151,13 @@ class OriginHostMiddleware:
             (k, v.lower() if k.lower() in (b"host", b"origin") else v) for k, v in scope["headers"]
         ]
         await self.app(inner, receive, send)
+
+    def _origin_admitted(self, origin: str, scope: Scope, host: str) -> bool:
+        # A page of this very loopback origin (same scheme, name and port as the request) is no
+        # DNS rebinding, whatever the list says (docs/adr/0050).
+        return _origin_allowed(origin, self.allowed_origins) or is_same_loopback_origin(
+            origin, scheme=str(scope.get("scheme", "http")), host=host
+        )
 
 
 class BodyLimitMiddleware:

@@ -23,6 +23,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from domain.parsing.urls import is_same_loopback_origin
 from domain.toolsets import TOOLSETS_HEADER
 
 PRINCIPAL_SCOPE_KEY = "woodpecker_mcp.principal"
@@ -186,6 +187,33 @@ def _opens_a_session_that_can_be_asked(
     return pushes
 
 
+class SameLoopbackOrigin:
+    """Drops an Origin header that is the request's own loopback origin before the SDK sees it.
+
+    The gate in front admits such an Origin (only a page this very server served sends it, and
+    DNS rebinding cannot: docs/adr/0050); the SDK's check behind it knows only lists and would
+    refuse it. Without the header the SDK judges the request as it judges any non-browser
+    client's, and still checks the Host. Any other Origin passes through untouched.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = scope["headers"]
+            hosts = [v.decode("latin-1") for k, v in headers if k.lower() == b"host"]
+            origins = [v.decode("latin-1") for k, v in headers if k.lower() == b"origin"]
+            scheme = str(scope.get("scheme", "http"))
+            if (
+                len(hosts) == 1
+                and len(origins) == 1
+                and is_same_loopback_origin(origins[0], scheme=scheme, host=hosts[0])
+            ):
+                scope = {**scope, "headers": [(k, v) for k, v in headers if k.lower() != b"origin"]}
+        await self.app(scope, receive, send)
+
+
 def sdk_host_patterns(patterns: Sequence[str]) -> list[str]:
     """The SDK matches a Host exactly (case and all) or as "name:*"; a bare name of ours admits any port too."""
     out: list[str] = []
@@ -289,7 +317,7 @@ def build_http_app(
             yield
 
     return Starlette(
-        routes=[Route(path, endpoint=endpoint), *routes],
+        routes=[Route(path, endpoint=SameLoopbackOrigin(endpoint)), *routes],
         middleware=list(middleware),
         lifespan=lifespan,
     )

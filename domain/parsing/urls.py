@@ -18,6 +18,8 @@ Problem = Literal["spaces", "unparsable", "idna", "host"]
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # Dot-separated labels of letters, digits, `-` inside and `_` (which DNS allows and compose files use).
 _HOST_NAME = re.compile(r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*")
+# A Host header: a name or IPv4 address, or an IPv6 address in brackets; then an optional :port.
+_HOST_HEADER = re.compile(r"(?P<name>\[[0-9a-f.]*:[0-9a-f:.]*\]|[^\[\]:]+)(?::[0-9]+)?")
 WOODPECKER_URL_VARIABLE = "WOODPECKER_URL"
 _ROOT_FIX = "set it to the server root, e.g. https://ci.example.com"
 
@@ -111,6 +113,29 @@ def is_loopback_host(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def is_same_loopback_origin(origin: str, *, scheme: str, host: str) -> bool:
+    """Whether `origin` is exactly `scheme://host` (case aside) and `host` names loopback.
+
+    `host` is a request's Host header (`name` or `name:port`, an IPv6 name in brackets). A browser
+    sends such an Origin only from a page of this very origin: a page that this port on this
+    machine served, which no DNS rebinding can produce (rebinding keeps the attacker's name in
+    both headers). Loopback means `localhost` itself or a loopback address: not a name under
+    `.localhost`, which some resolvers still ask DNS about. Nothing is normalised: not a default
+    port, not a trailing dot, not a different scheme; any difference is "not the same origin".
+    """
+    host, scheme = host.lower(), scheme.lower()
+    parts = _HOST_HEADER.fullmatch(host)
+    return (
+        parts is not None
+        and (
+            parts["name"] == "localhost"
+            or (ip_literal(parts["name"].strip("[]")) and is_loopback_host(parts["name"]))
+        )
+        and scheme in DEFAULT_PORTS
+        and origin.lower() == f"{scheme}://{host}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
