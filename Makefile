@@ -16,6 +16,8 @@ install:
 	$(BIN)pip install -q -e '.[test]'
 	@# The independent MCP client the tests drive; its tests skip where npm is missing.
 	@if command -v npm >/dev/null 2>&1; then cd tests/node && npm ci --no-audit --no-fund --loglevel=error; fi
+	@# The official conformance suite and the Node 22 it runs on (docs/adr/0050).
+	@if command -v npm >/dev/null 2>&1; then cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error; fi
 
 lint:
 	$(BIN)ruff check .

@@ -575,7 +575,8 @@ class _ResourceHandlers:
         try:
             result = await self.served.read(params.uri, await self._context(ctx))
         except NotAResource as e:
-            raise MCPError(types.INVALID_PARAMS, str(e)) from None
+            # The URI asked for, in the error's data (SEP-2164): the caller's own words, not ours.
+            raise MCPError(types.INVALID_PARAMS, str(e), data={"uri": params.uri}) from None
         return to_read_resource_result(params.uri, result)
 
     async def completion(
