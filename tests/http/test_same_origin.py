@@ -138,3 +138,30 @@ async def test_the_sdk_client_calls_a_tool_from_the_servers_own_origin_in_both_p
                     me = await client.call_tool("get_current_user", {})
                 logins.append(me.structured_content["user"]["login"])
     assert logins == [sandbox.admin_login, sandbox.admin_login]
+
+
+async def test_the_same_origin_of_a_loopback_host_that_is_not_allowed_is_still_421(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    bearer = secrets.token_urlsafe(32)
+    only_public = {
+        **env(sandbox, tmp_path / "audit.jsonl", bearer),
+        "WOODPECKER_MCP_ALLOWED_HOSTS": "mcp.example.com",
+    }
+    async with team_server(only_public) as url:
+        port = urlsplit(url).port
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {bearer}"}
+        async with httpx.AsyncClient() as client:
+            with anyio.fail_after(30):
+                loopback = await client.post(
+                    url + "/mcp",
+                    headers={**headers, "Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"},
+                    json=initialize_request(),
+                )
+                public = await client.post(
+                    url + "/mcp",
+                    headers={**headers, "Host": "mcp.example.com", "Origin": "http://mcp.example.com"},
+                    json=initialize_request(),
+                )
+    # Only loopback names count: the same origin of an allowed public name is still a listed-only Origin.
+    assert (loopback.status_code, public.status_code) == (421, 403)
