@@ -91,7 +91,10 @@ async def test_capabilities_are_read_from_each_modern_request_never_remembered()
     assert asked["result"]["resultType"] == "input_required"
     assert without["result"]["resultType"] == "complete"
     assert without["result"]["structuredContent"]["outcome"] == "confirmation_required"
-    assert "This client did not declare the elicitation capability" in without["result"]["content"][0]["text"]
+    assert (
+        "or a gateway between it and the person, did not declare the elicitation capability"
+        in without["result"]["content"][0]["text"]
+    )
     assert again["result"]["resultType"] == "input_required"
     assert woodpecker.writes == []
 
