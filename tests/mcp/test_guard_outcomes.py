@@ -6,6 +6,8 @@ client against the sandbox (docs/adr/0025); a dialog that answers an error is wh
 back-channel sends (the FastMCP proxy's 2025-11-25 front, issue 27).
 """
 
+import json
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -228,4 +230,38 @@ async def test_a_token_taken_to_another_process_is_refused_with_the_cause_and_th
     text = text_of(second)
     assert second.is_error and "starts a process per request" in text
     assert "WOODPECKER_MCP_TOKEN_STORE to a redis:// URL" in text and token not in text
+    assert sandbox.state_changing_requests() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["error", "client time-out"])
+async def test_the_server_process_writes_each_ending_to_its_audit_file(
+    sandbox: Sandbox, tmp_path: Path, how: str
+) -> None:
+    # The real JSON Lines sink in a real server process: the closing line reaches the file even
+    # when it is written while the call's task is being cancelled.
+    audit = tmp_path / "audit.jsonl"
+    command, args = server_command()
+    env = server_environment(sandbox.url, sandbox.admin_token, WOODPECKER_MCP_AUDIT_FILE=str(audit))
+    params = StdioServerParameters(command=command, args=args, env=env)
+
+    def outcomes() -> list[str]:
+        lines = audit.read_text().splitlines() if audit.exists() else []
+        return [json.loads(line)["outcome"] for line in lines]
+
+    with anyio.fail_after(60):
+        if how == "error":
+            async with Client(params, mode="legacy", elicitation_callback=answers_an_error) as client:
+                result = await client.call_tool("approve_pipeline", dict(APPROVE))
+            assert_no_answer(result, "error")
+            expected = ["asked", "no_answer"]
+        else:
+            person = NeverAnswers()
+            async with Client(params, mode="legacy", elicitation_callback=person) as client:
+                with pytest.raises(MCPError):
+                    await client.call_tool("approve_pipeline", dict(APPROVE), read_timeout_seconds=1.0)
+                while len(outcomes()) < 2:
+                    await anyio.sleep(0.05)
+            expected = ["asked", "abandoned"]
+    assert outcomes() == expected
     assert sandbox.state_changing_requests() == []
