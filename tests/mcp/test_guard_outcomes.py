@@ -7,6 +7,7 @@ back-channel sends (the FastMCP proxy's 2025-11-25 front, issue 27).
 """
 
 import json
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
+from adapters.mcp_http import build_http_app
 from sandbox.server import Sandbox
-from tests.fixtures.mcp import MODES, Person, harness_for, server_command, server_environment
+from tests.fixtures.mcp import MODES, Person, harness_for, server_command, server_environment, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -62,13 +64,21 @@ def assert_no_answer(result: types.CallToolResult, cause: str) -> None:
     assert "Declined" not in text and "did not approve" not in text
 
 
+@pytest.mark.parametrize("over", ["memory", "http"])
 @pytest.mark.parametrize("callback", [answers_an_error, fails], ids=["error", "raises"])
 async def test_a_dialog_answered_with_an_error_is_no_answer_in_the_result_and_the_audit(
-    sandbox: Sandbox, callback: Any
+    sandbox: Sandbox, callback: Any, over: str
 ) -> None:
     with anyio.fail_after(30):
         async with harness_for(sandbox, sandbox.admin_token) as harness:
-            async with Client(harness.server, mode="legacy", elicitation_callback=callback) as client:
+            async with AsyncExitStack() as stack:
+                target: Any = harness.server
+                if over == "http":
+                    # The 2025-11-25 Streamable HTTP front a gateway talks to, with its event stream.
+                    target = f"{await stack.enter_async_context(serving(build_http_app(harness.server)))}/mcp"
+                client = await stack.enter_async_context(
+                    Client(target, mode="legacy", elicitation_callback=callback)
+                )
                 result = await client.call_tool("approve_pipeline", dict(APPROVE))
     assert_no_answer(result, "error")
     assert "answered the question with an error" in text_of(result)
