@@ -19,8 +19,18 @@ from mcp.client import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from adapters.mcp_http import build_http_app
+from ports.woodpecker import Credential
 from sandbox.server import Sandbox
-from tests.fixtures.mcp import MODES, Person, harness_for, server_command, server_environment, serving
+from tests.fixtures.mcp import (
+    MODES,
+    Person,
+    build_harness_on,
+    gateway_to,
+    harness_for,
+    server_command,
+    server_environment,
+    serving,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -129,6 +139,49 @@ async def test_a_question_the_client_gives_up_on_leaves_a_closing_audit_line(
     assert person.asked.is_set()
     assert harness.audit.outcomes() == ["asked", "abandoned"]
     assert sandbox.state_changing_requests() == []
+
+
+class WritesHang:
+    """The real gateway to the sandbox, where a write is sent and its answer never comes back."""
+
+    def __init__(self, gateway: Any) -> None:
+        self._gateway = gateway
+        self.writing = anyio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._gateway, name)
+
+    async def send(self, call: Any, credential: Any) -> Any:
+        if call.method != "GET":
+            self.writing.set()
+            await anyio.sleep_forever()
+        return await self._gateway.send(call, credential)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_approved_call_the_client_gives_up_on_during_its_write_is_closed_as_abandoned(
+    sandbox: Sandbox, mode: str
+) -> None:
+    # The token's second call is approved; the client times out while the write is under way.
+    # The audit must not end at `approved` as if the call were still running.
+    gateway = WritesHang(gateway_to(sandbox, Credential(sandbox.admin_token)))
+    harness = build_harness_on(gateway, Credential(sandbox.admin_token))
+    try:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode) as client:
+                first = await client.call_tool("approve_pipeline", dict(APPROVE))
+                assert first.structured_content is not None
+                token = first.structured_content["confirm_token"]
+                with pytest.raises(MCPError):
+                    await client.call_tool(
+                        "approve_pipeline", {**APPROVE, "confirm_token": token}, read_timeout_seconds=0.5
+                    )
+                while len(harness.audit.events) < 3:
+                    await anyio.sleep(0.02)
+    finally:
+        await gateway.aclose()
+    assert gateway.writing.is_set()
+    assert harness.audit.outcomes() == ["token_issued", "approved", "abandoned"]
 
 
 async def test_a_sealed_answer_that_is_no_elicitation_result_is_no_answer_not_a_decline(
