@@ -25,6 +25,7 @@ from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from domain.arguments import input_schema
 from domain.config import ConfigError
@@ -32,7 +33,7 @@ from domain.tools import Catalogue, ToolSpec
 from domain.toolsets import TOOLSETS_HEADER, Toolsets, admin_only
 from domain.woodpecker.resources import NotAResource, Template
 from domain.woodpecker.results import output_schema
-from ports.asker import Answer
+from ports.asker import Answer, no_answer
 from ports.linked_tokens import LinkOffer, TokenLinking
 from ports.use_cases.caller_roles import CallerRoles
 from ports.use_cases.guarded import CallContext, Channel, Complete, GuardedCalls
@@ -105,17 +106,29 @@ class McpSessionAsker:
                 result = await self._session.elicit_form(
                     message, CONFIRM_SCHEMA, related_request_id=self._request_id
                 )
+        except TimeoutError:
+            logger.info("the elicitation timed out; nobody answered, nothing is done")
+            return no_answer("timeout")
+        except MCPError as e:
+            # The client, or a gateway between it and the person, answered with an error (no
+            # back-channel, a dialog it cannot draw), or the SDK timed the request out itself.
+            logger.info("the elicitation was answered with an error; nothing is done")
+            return no_answer("timeout" if e.error.code == types.REQUEST_TIMEOUT else "error")
+        except ValidationError:
+            logger.info("the elicitation came back as no elicitation result; nothing is done")
+            return no_answer("malformed")
         except Exception:
-            # A failed, timed-out or malformed answer is a no, never a crash and never a yes.
-            logger.info("the elicitation did not come back with an answer; treating it as declined")
-            return Answer("decline", answered=False)
+            # Any other failure on the way (a connection that broke) is no answer: never a yes.
+            logger.info("the elicitation did not come back with an answer; nothing is done")
+            return no_answer("error")
         return answer_of(result)
 
 
 def answer_of(result: object) -> Answer:
-    """Our reading of an elicitation result: only accept with `confirm` exactly true is a yes."""
+    """Our reading of an elicitation result: only accept with `confirm` exactly true is a yes;
+    anything that is no elicitation result is no answer at all."""
     if not isinstance(result, types.ElicitResult):
-        return Answer("decline", answered=False)
+        return no_answer("malformed")
     if result.action != "accept":
         return Answer(result.action)
     content = result.content or {}

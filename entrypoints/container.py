@@ -134,6 +134,12 @@ async def _linking(
             await backend.aclose()
 
 
+def _local_token_store(where: str) -> str | None:
+    # Pending tokens in this process's memory: a second call that reaches another process (a gateway
+    # starting one per request, a replica) never fits, and the rejection names the shared store.
+    return "WOODPECKER_MCP_TOKEN_STORE to a redis:// URL" if where == "memory" else None
+
+
 def _credential(settings: Settings, per_client: bool) -> Credential | None:
     # Per-client HTTP: each request brings its own token; the server's is never a fallback.
     return None if per_client else settings.token
@@ -194,6 +200,7 @@ class Container(containers.DeclarativeContainer):
         audit,
         clock,
         elicitation_enabled=settings.provided.elicitation,
+        local_token_store=providers.Callable(_local_token_store, settings.provided.token_store),
     )
     application = providers.Singleton(
         McpApplication,

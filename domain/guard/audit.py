@@ -9,11 +9,18 @@ from typing import Literal
 from domain.guard.fingerprint import short
 
 Path = Literal["dialog", "token", "sealed"]
+# Every `asked` is closed by one of: approved, declined (the person said no), cancelled (the person
+# dismissed the dialog), no_answer (an error, a time-out or something that is no answer came back),
+# abandoned (the call ended while the question was open: the client cancelled it, timed out on its
+# own, or went away), seal_rejected (2026-07-28), or failed. After `approved`, `abandoned` means the
+# call ended before its result was known (ADR 0048).
 Outcome = Literal[
     "asked",
     "approved",
     "declined",
     "cancelled",
+    "no_answer",
+    "abandoned",
     "token_issued",
     "token_rejected",
     "seal_rejected",

@@ -23,9 +23,27 @@ _NOBODY_ASKED: dict[NoDialog, str] = {
         "This server cannot reach the client during a call on this connection, so it could not "
         "show the client's dialog: nobody was asked."
     ),
+    # A gateway may drop the capability of a client that declared it: the text names both, and guesses
+    # neither (guard.md §4: never blame a client that works).
     "client": (
-        "This client did not declare the elicitation capability, so it cannot show a "
-        "dialog: nobody was asked."
+        "The client connected to this server, or a gateway between it and the person, did not declare "
+        "the elicitation capability, so this server cannot show a dialog: nobody was asked."
+    ),
+}
+
+# Why a question ended without an answer from anyone (ADR 0048): the client (or a gateway) answered it
+# with an error, nothing came back within the question's time, or what came back is no answer to it.
+NoAnswer = Literal["error", "timeout", "malformed"]
+
+_WHY_NO_ANSWER: dict[NoAnswer, str] = {
+    "error": (
+        "the client connected to this server, or a gateway between it and the person, answered the "
+        "question with an error (it could not show it, or could not reach the person)"
+    ),
+    "timeout": "the question timed out before anyone answered it",
+    "malformed": (
+        "the client connected to this server, or a gateway between it and the person, sent back "
+        "something that is no answer to the question"
     ),
 }
 
@@ -50,20 +68,25 @@ def read_failed(why: object, *, again: bool = False) -> ToolResult:
     return error_result("read_failed", f"Nothing was done: {what} the current state failed. {why}")
 
 
-def kept_changing(tool: str) -> ToolResult:
+# The texts below say "this tool" and "this same tool", never the tool's name: a gateway in front of
+# this server may list it under another name (`ci__delete_secret`), and a call by our name
+# would reach nothing there.
+
+
+def kept_changing() -> ToolResult:
     """A dialog was asked again and again because the object moved under each answer."""
     return error_result(
         "changed",
-        f"Nothing was done: what {tool} would change kept changing while the "
+        "Nothing was done: what this tool would change kept changing while the "
         "question was open. Check the object and call again.",
     )
 
 
-def changed_since_token(tool: str) -> ToolResult:
+def changed_since_token() -> ToolResult:
     """The object changed between a token's two calls so that the second would widen more."""
     return error_result(
         "changed",
-        f"Nothing was done: the object changed since the token was issued, and {tool} "
+        "Nothing was done: the object changed since the token was issued, and this same tool "
         "would now change more than its first call described. Call it again without "
         "confirm_token to see what it would do now and get a new token.",
         done=False,
@@ -75,31 +98,35 @@ def store_unavailable(why: object) -> ToolResult:
     return error_result("token_store_unavailable", str(why), done=False)
 
 
-def declined(tool: str, *, cancelled: bool, answered: bool = True) -> ToolResult:
-    """The person said no (`cancelled`: dismissed the dialog instead; not `answered`: no answer came
-    back from the client at all, which is a no nobody gave and must not be reported as the person's)."""
+def declined(*, cancelled: bool) -> ToolResult:
+    """The person said no (`cancelled`: dismissed the dialog instead). Not an error: nothing went wrong."""
     how = "Cancelled" if cancelled else "Declined"
     why = "the dialog was dismissed" if cancelled else "the person did not approve it"
-    text = f"{how}, nothing was done: {why}, so {tool} was not run."
-    if not answered:
-        text = (
-            "No answer came back from the client's dialog (it failed, timed out, or answered in a "
-            f"form this server cannot read), so nothing was done and {tool} was not run. Nobody "
-            "approved or declined it; call it again to ask again."
-        )
+    text = f"{how}, nothing was done: {why}, so this tool was not run."
     return ToolResult(
         structured={"done": False, "outcome": "cancelled" if cancelled else "declined", "message": text},
         text=text,
     )
 
 
-def token_issued(
-    tool: str, token: str, *, no_dialog: NoDialog, question: str, ttl_seconds: int
-) -> ToolResult:
+def no_answer(cause: NoAnswer) -> ToolResult:
+    """No answer came back at all: a no nobody gave, never reported as the person's (fail closed all
+    the same). `structuredContent.outcome` is `no_answer`, and `cause` says which of the three."""
+    text = (
+        f"No answer came back: {_WHY_NO_ANSWER[cause]}. Nobody approved or declined it, so nothing was "
+        "done and this tool was not run. Call it again to ask again."
+    )
+    return ToolResult(
+        structured={"done": False, "outcome": "no_answer", "cause": cause, "message": text},
+        text=text,
+    )
+
+
+def token_issued(token: str, *, no_dialog: NoDialog, question: str, ttl_seconds: int) -> ToolResult:
     """The first of a token's two calls: what the second will do, and that nobody approved it."""
     text = (
         f"Nothing was done yet. {_NOBODY_ASKED[no_dialog]}\n\n"
-        f"To go ahead, call {tool} again with exactly the same arguments plus "
+        "To go ahead, call this same tool again with exactly the same arguments plus "
         f'confirm_token: "{token}". The token works once, only for these arguments, for '
         f"{ttl_seconds // 60} minutes.\n\n"
         f"What the second call will do:\n{question}\n\n"
@@ -119,12 +146,27 @@ def token_issued(
     )
 
 
-def token_rejected(tool: str) -> ToolResult:
-    """A confirm_token that does not fit: one answer for every reason, so none is leaked."""
-    return error_result(
-        "token_rejected",
+def token_rejected(*, local_store: str | None = None) -> ToolResult:
+    """A confirm_token that does not fit: one answer for every reason, so none is leaked.
+
+    `local_store`, when pending tokens live in this process's memory, is the setting that shares
+    them between processes: a second call that reaches another process (a gateway or client that
+    starts one per request, several replicas) can then never redeem its token, and calling again
+    would only loop, so the text says so and names the fix.
+    """
+    text = (
         "Nothing was done: that confirm_token is not valid for this call (wrong, expired, "
         "already used, or issued for other arguments). No new token was issued. Call "
-        f"{tool} again without confirm_token to get one.",
-        done=False,
+        "this same tool again without confirm_token to get one."
     )
+    if local_store is not None:
+        text += (
+            " If every token is refused like this, the likeliest cause is that the second call reaches "
+            "another process of this server than the first: this server keeps pending tokens in its own "
+            "memory, so behind a "
+            "gateway or client that starts a process per request, or with several replicas, no token "
+            "can ever be redeemed. Calling again will not help then; the operator must set "
+            f"{local_store} (a token store every process shares)."
+        )
+    extra = {"token_store": "process_memory"} if local_store is not None else {}
+    return error_result("token_rejected", text, done=False, **extra)

@@ -11,7 +11,8 @@ write, and only then runs the tool.
 """
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -129,8 +130,14 @@ class GuardedCalls:
         clock: Clock,
         *,
         elicitation_enabled: bool,
+        local_token_store: str | None = None,
     ) -> None:
-        """`elicitation_enabled=False` (ELICITATION=false): every guarded call takes the token path."""
+        """`elicitation_enabled=False` (ELICITATION=false): every guarded call takes the token path.
+
+        `local_token_store`: None when pending tokens are shared by every process of this server
+        (Redis); when they live in this process's memory, the setting that would share them, for
+        the rejected-token answer to name (a second call that reaches another process never fits).
+        """
         self._forge = forge
         self._calls = forge.calls
         self._confirmations = confirmations
@@ -138,6 +145,7 @@ class GuardedCalls:
         self._audit = audit
         self._clock = clock
         self._elicitation_enabled = elicitation_enabled
+        self._local_token_store = local_token_store
 
     async def call(self, tool: str, arguments: Mapping[str, Any] | None, ctx: CallContext) -> CallOutcome:
         """Run `tool` if it needs no approval, or once a valid approval for exactly this call exists.
@@ -188,15 +196,16 @@ class GuardedCalls:
         decision = call.decision
         for _ in range(MAX_PUSH_ROUNDS):
             self._record(call, "asked")
-            answer = await asker.ask(self._forge.question(call.spec, call.args, decision))
+            with self._closing(call):
+                answer = await asker.ask(self._forge.question(call.spec, call.args, decision))
             if not answer.is_yes:
-                return self._declined(call, answer)
+                return self._not_approved(call, answer)
             self._record(call, "approved")
             applied = await self._apply(call, decision.reasons)
             if isinstance(applied, Complete):
                 return applied
             decision = applied.decision
-        return Complete(outcomes.kept_changing(call.spec.name))
+        return Complete(outcomes.kept_changing())
 
     async def _mrtr(self, call: _Call) -> CallOutcome:
         ctx = call.ctx
@@ -210,9 +219,12 @@ class GuardedCalls:
             self._record(call, "seal_rejected")
             return self._question(call, call.decision)
         if ctx.answer is None:
+            # The retry carries our state but no answer to its question: that question is closed
+            # unanswered, and a fresh one is asked.
+            self._record(call, "no_answer")
             return self._question(call, call.decision)
         if not ctx.answer.is_yes:
-            return self._declined(call, ctx.answer)
+            return self._not_approved(call, ctx.answer)
         if not covers(opened.reasons, call.decision.reasons):
             # This retry widens something its question did not show (possible only when a deciding
             # argument is left out of the fingerprint): the old answer does not cover it.
@@ -246,18 +258,22 @@ class GuardedCalls:
             return Complete(outcomes.store_unavailable(e))
         if outcome is RedeemOutcome.REJECTED:
             self._record(call, "token_rejected")
-            return Complete(outcomes.token_rejected(call.spec.name))
+            return Complete(outcomes.token_rejected(local_store=self._local_token_store))
         self._record(call, "approved")
         applied = await self._apply(call, call.decision.reasons)
         if isinstance(applied, Complete):
             return applied
         self._record(call, "token_rejected")
-        return Complete(outcomes.changed_since_token(call.spec.name))
+        return Complete(outcomes.changed_since_token())
 
     # ------------------------------------------------------------------ steps
 
     async def _apply(self, call: _Call, approved: frozenset[str]) -> Complete | _Reask:
         """Re-check at apply time, then run. The approval covers only the reasons it was shown."""
+        with self._closing(call):
+            return await self._recheck_and_run(call, approved)
+
+    async def _recheck_and_run(self, call: _Call, approved: frozenset[str]) -> Complete | _Reask:
         if call.needs_current:
             try:
                 current = await self._calls.current(call.valid, call.ctx.credential)
@@ -276,14 +292,32 @@ class GuardedCalls:
         self._record(call, "asked")
         return NeedInput(self._forge.question(call.spec, call.args, decision), state)
 
-    def _declined(self, call: _Call, answer: Answer) -> Complete:
+    def _not_approved(self, call: _Call, answer: Answer) -> Complete:
+        """The question's closing line and result when it ended without a yes: the person's no, their
+        dismissal, or no answer at all (never worded or recorded as the person's no)."""
+        if answer.no_answer is not None:
+            self._record(call, "no_answer")
+            return Complete(outcomes.no_answer(answer.no_answer))
         cancelled = answer.action == "cancel"
         self._record(call, "cancelled" if cancelled else "declined")
-        return Complete(outcomes.declined(call.spec.name, cancelled=cancelled, answered=answer.answered))
+        return Complete(outcomes.declined(cancelled=cancelled))
+
+    @contextmanager
+    def _closing(self, call: _Call) -> Iterator[None]:
+        """While a question is open or an approved call runs: if the call ends here without a result
+        (the client cancelled it or went away, which cancels this task; or a fault), the audit
+        says so, so that no `asked` or `approved` line is left without its closing line."""
+        try:
+            yield
+        except Exception:
+            self._record(call, "failed")
+            raise
+        except BaseException:  # cancellation: the request was cancelled, timed out or its client left
+            self._record(call, "abandoned")
+            raise
 
     def _token_issued(self, call: _Call, token: str) -> ToolResult:
         return outcomes.token_issued(
-            call.spec.name,
             token,
             no_dialog=call.ctx.no_dialog,
             question=self._forge.question(call.spec, call.args, call.decision),

@@ -8,6 +8,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from adapters.mcp_server import (
     CONFIRM_SCHEMA,
@@ -18,7 +19,7 @@ from adapters.mcp_server import (
     declares_form_elicitation,
 )
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from ports.asker import Answer
+from ports.asker import Answer, no_answer
 from ports.use_cases.guarded import CallContext, Complete
 from ports.woodpecker import Credential
 from tests.fakes.woodpecker import FakeWoodpecker
@@ -212,16 +213,31 @@ async def test_a_token_issued_for_want_of_a_channel_does_not_blame_the_client() 
     assert outcome.result.structured["not_asked_by"] == "server"
 
 
-async def test_an_asker_whose_client_fails_or_times_out_hears_a_no() -> None:
+async def test_an_asker_whose_client_fails_or_times_out_hears_no_answer_not_a_no() -> None:
     class Broken:
         async def elicit_form(self, *args: Any, **kwargs: Any) -> types.ElicitResult:
             raise RuntimeError("connection lost")
+
+    class Refused:
+        async def elicit_form(self, *args: Any, **kwargs: Any) -> types.ElicitResult:
+            raise MCPError(types.INTERNAL_ERROR, "no back-channel")
+
+    class SdkTimedOut:
+        async def elicit_form(self, *args: Any, **kwargs: Any) -> types.ElicitResult:
+            raise MCPError(types.REQUEST_TIMEOUT, "timed out")
 
     class Silent:
         async def elicit_form(self, *args: Any, **kwargs: Any) -> types.ElicitResult:
             await anyio.sleep_forever()
             raise AssertionError
 
+    def ask(session: object, timeout: float | None = None) -> Any:
+        return McpSessionAsker(session, 1, timeout).ask("q")  # type: ignore[arg-type]  # a duck-typed session
+
     with anyio.fail_after(5):
-        assert await McpSessionAsker(Broken(), 1, None).ask("q") == Answer("decline", answered=False)  # type: ignore[arg-type]  # a duck-typed session
-        assert await McpSessionAsker(Silent(), 1, 0.01).ask("q") == Answer("decline", answered=False)  # type: ignore[arg-type]  # a duck-typed session
+        assert await ask(Broken()) == no_answer("error")
+        assert await ask(Refused()) == no_answer("error")
+        assert await ask(SdkTimedOut()) == no_answer("timeout")
+        assert await ask(Silent(), 0.01) == no_answer("timeout")
+    assert not no_answer("error").is_yes and not Answer("accept", True, no_answer="malformed").is_yes
+    assert answer_of(types.ListRootsResult(roots=[])) == no_answer("malformed")

@@ -45,7 +45,10 @@ async def test_a_token_acts_once_for_its_own_call_and_says_what_it_proves(
     assert not first.is_error and not second.is_error
     words = text(first)
     assert "proves only that the call was made twice with the same arguments" in words
-    assert "This client did not declare the elicitation capability" in words
+    assert (
+        "The client connected to this server, or a gateway between it and the person, did not declare "
+        "the elicitation capability" in words
+    )
     assert "ELICITATION=false" not in words
     assert token in words
     assert_clean_question(words, APPROVE)

@@ -91,7 +91,10 @@ async def test_capabilities_are_read_from_each_modern_request_never_remembered()
     assert asked["result"]["resultType"] == "input_required"
     assert without["result"]["resultType"] == "complete"
     assert without["result"]["structuredContent"]["outcome"] == "confirmation_required"
-    assert "This client did not declare the elicitation capability" in without["result"]["content"][0]["text"]
+    assert (
+        "or a gateway between it and the person, did not declare the elicitation capability"
+        in without["result"]["content"][0]["text"]
+    )
     assert again["result"]["resultType"] == "input_required"
     assert woodpecker.writes == []
 
@@ -333,3 +336,37 @@ async def test_requests_that_open_no_session_do_not_push_a_live_session_out_of_t
             still = await http.post("/mcp", json=ping, headers=alice)
     assert [r.status_code for r in refused] == [400, 400, 405, 405]
     assert still.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "reply", [{"action": "maybe"}, {"roots": []}, {"action": "accept", "content": "yes"}], ids=str
+)
+async def test_a_pushed_question_answered_with_no_elicitation_result_is_no_answer_not_a_decline(
+    reply: dict[str, Any],
+) -> None:
+    # What a client or gateway that mangles the reply sends back on the wire (the SDK's own client
+    # would refuse to): no answer, cause "malformed", in the result and the audit; nothing runs.
+    woodpecker = FakeWoodpecker()
+    harness = build_harness_on(woodpecker, Credential("t"))
+    app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}
+    call["params"] = {"name": "delete_repository", "arguments": {"repo_id": 5}}
+    with anyio.fail_after(30):
+        async with serving(app) as base, httpx.AsyncClient(base_url=base, trust_env=False) as http:
+            alice = await _open_legacy_session(http, "alice")
+            async with http.stream("POST", "/mcp", json=call, headers=alice) as stream:
+                lines = stream.aiter_lines()
+                async for line in lines:
+                    if line.startswith("data:") and "elicitation/create" in line:
+                        asked = json.loads(line[5:])
+                        break
+                answer = {"jsonrpc": "2.0", "id": asked["id"], "result": reply}
+                await http.post("/mcp", json=answer, headers=alice)
+                async for line in lines:
+                    if line.startswith("data:") and '"id":7' in line:
+                        result = json.loads(line[5:])["result"]
+                        break
+    assert woodpecker.writes == []
+    assert result["structuredContent"]["outcome"] == "no_answer", result
+    assert result["structuredContent"]["cause"] == "malformed"
+    assert harness.audit.outcomes() == ["asked", "no_answer"]

@@ -137,10 +137,11 @@ async def test_a_dialog_the_client_failed_to_show_is_not_reported_as_the_persons
                 result = await client.call_tool("approve_pipeline", {"repo_id": 1, "number": 11})
     text = text_of(result)
     assert sandbox.state_changing_requests() == []
-    assert "nothing was done" in text and "approve_pipeline was not run" in text
+    assert "nothing was done" in text and "this tool was not run" in text
     assert "did not approve" not in text and "Declined" not in text
-    assert "No answer came back" in text
+    assert "No answer came back" in text and "answered the question with an error" in text
     assert result.structured_content is not None and result.structured_content["done"] is False
+    assert result.structured_content["outcome"] == "no_answer"
 
 
 class SlowWoodpecker:
@@ -226,7 +227,10 @@ async def test_a_model_without_a_dialog_completes_every_guarded_tool_from_the_te
                     sandbox.reset()
                     first = text_of(await client.call_tool(tool, dict(args)))
                     tokens = TOKEN.findall(first)
-                    if len(tokens) != 1 or f"call {tool} again with exactly the same arguments" not in first:
+                    if (
+                        len(tokens) != 1
+                        or "call this same tool again with exactly the same arguments" not in first
+                    ):
                         problems.append(f"{tool}: no token and call in {first[:200]!r}")
                         continue
                     second = await client.call_tool(tool, {**args, "confirm_token": tokens[0]})
