@@ -14,7 +14,8 @@ class TokenStore(Protocol):
     """Holds at most one pending token digest per fingerprint, each with an expiry, and the
     nonces of sealed answers already acted on.
 
-    Stores see digests, never token values. Implementations bound their size
+    Stores see digests, never token values, and fingerprints keyed with a server secret
+    (docs/adr/0046), never a plain digest of a call's arguments. Implementations bound their size
     (evicting expired entries first, then the oldest).
     """
 

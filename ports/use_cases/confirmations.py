@@ -30,12 +30,17 @@ class Confirmations:
         await self._store.put(fingerprint, digest(token), self._clock.now() + self._ttl)
         return token
 
-    async def redeem(self, fingerprint: str, token: object) -> RedeemOutcome:
+    async def redeem(self, fingerprint: str | tuple[str, ...], token: object) -> RedeemOutcome:
         """ACCEPTED exactly once per issued token, for its own fingerprint, before it expires.
 
+        `fingerprint` may be a tuple of the call's fingerprints under each key of the ring (the
+        current first): a token issued before a rotation is still found under its old key.
         A wrong token leaves the valid pending one in place.
         """
         if not is_well_formed(token):
             return RedeemOutcome.REJECTED
-        taken = await self._store.take(fingerprint, digest(token), self._clock.now())
-        return RedeemOutcome.ACCEPTED if taken else RedeemOutcome.REJECTED
+        candidates = (fingerprint,) if isinstance(fingerprint, str) else fingerprint
+        for candidate in candidates:
+            if await self._store.take(candidate, digest(token), self._clock.now()):
+                return RedeemOutcome.ACCEPTED
+        return RedeemOutcome.REJECTED

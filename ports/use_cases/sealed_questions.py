@@ -43,9 +43,11 @@ class SealedQuestions:
         return self._sealer.seal(encode(state))
 
     def open(
-        self, state: object, *, tool: str, fingerprint: str, principal: str | None
+        self, state: object, *, tool: str, fingerprint: str | tuple[str, ...], principal: str | None
     ) -> SealedState | None:
         """The state, when `state` is a current seal of ours for exactly this call; None otherwise.
+
+        `fingerprint`: the call's keyed fingerprint, or one per key of the ring (see `decode`).
 
         None means "no answer, ask again". Never raises, whatever `state` is.
         """
