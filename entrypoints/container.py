@@ -100,7 +100,7 @@ async def _token_store(where: str, clock: Clock) -> AsyncIterator[TokenStore]:
         return
     from adapters.redis_token_store import RedisTokenStore
 
-    store = RedisTokenStore(where)
+    store = RedisTokenStore(where, now=clock.now)
     try:
         yield store
     finally:

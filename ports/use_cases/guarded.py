@@ -251,10 +251,10 @@ class GuardedCalls:
         bindings = tuple(token_binding(fp, call.decision.reasons) for fp in call.fingerprints)
         try:
             if token is None:
-                issued = await self._confirmations.issue(bindings[0])
+                issued = await self._confirmations.issue(bindings[0], call.ctx.principal)
                 self._record(call, "token_issued")
                 return Complete(self._token_issued(call, issued))
-            outcome = await self._confirmations.redeem(bindings, token)
+            outcome = await self._confirmations.redeem(bindings, token, call.ctx.principal)
         except TokenStoreUnavailable as e:
             self._record(call, "failed")
             return Complete(outcomes.store_unavailable(e))

@@ -66,4 +66,8 @@ class SealedQuestions:
         Raises:
             TokenStoreUnavailable: the store could not be asked; nothing may be done.
         """
-        return await self._used.consume_once(state.nonce, state.expires_at, self._clock.now())
+        # Counted against the principal the state was issued to: a caller filling the set of used
+        # nonces freezes only its own approvals.
+        return await self._used.consume_once(
+            state.nonce, state.expires_at, self._clock.now(), state.principal
+        )
