@@ -51,7 +51,7 @@ local PREFIX, TAG = ARGV[5], ARGV[6]
 """
     + _DROP
     + """
-local now_ms, score, grace = tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9])
+local now_ms, score = tonumber(ARGV[7]), ARGV[8]
 redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
 redis.call('ZADD', KEYS[2], score, KEYS[1])
 if redis.call('ZADD', KEYS[3], score, KEYS[1]) == 1 then redis.call('ZINCRBY', KEYS[4], 1, TAG) end
@@ -83,7 +83,7 @@ if redis.call('ZCARD', KEYS[2]) > tonumber(ARGV[3]) then
           owner, age = TAG, nil
         elseif owner ~= TAG then
           local first = tonumber(redis.call('ZRANGE', PREFIX .. 'owner:' .. tag, 0, 0, 'WITHSCORES')[2])
-          if owner == nil or first < age then owner, age = tag, first end
+          if first and (owner == nil or first < age) then owner, age = tag, first end
         end
       end
     end
@@ -93,13 +93,12 @@ if redis.call('ZCARD', KEYS[2]) > tonumber(ARGV[3]) then
     drop(victim)
   end
 end
-local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
-if #last == 2 then
-  redis.call('PEXPIREAT', KEYS[2], tonumber(last[2]) + grace)
-  redis.call('PEXPIREAT', KEYS[4], tonumber(last[2]) + grace)
+-- A few expired entries go on every put, whoever held them, so an idle principal's index and
+-- count do not outlive its entries. The indexes carry no TTL of their own: one expiring apart
+-- from the others would leave a count without its entries.
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now_ms, 'LIMIT', 0, 16)) do
+  if key ~= KEYS[1] then drop(key) end
 end
-local mine = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
-if #mine == 2 then redis.call('PEXPIREAT', KEYS[3], tonumber(mine[2]) + grace) end
 return 1
 """
 )
@@ -202,7 +201,7 @@ class RedisTokenStore:
         args += [self._prefix, tag]
         # Indexes are scored by the expiry by the caller's clock (ms, rounded down, as `now` is),
         # so an entry counts as expired there exactly when `take` would refuse it.
-        at = [math.floor(self._now() * 1000), math.floor(expires_at * 1000), self._grace_ms]
+        at = [math.floor(self._now() * 1000), math.floor(expires_at * 1000)]
         try:
             await self._put(keys=keys, args=[*args, *at])
         except (redis.exceptions.RedisError, OSError) as exc:

@@ -311,19 +311,23 @@ def test_redis_agrees_with_the_memory_store_on_who_keeps_what(
 
     async def run() -> None:
         now = time.time()
-        store = RedisTokenStore(
-            redis_url,
-            prefix=f"{redis_prefix}{uuid.uuid4().hex}:",
-            max_entries=4,
-            per_principal=2,
-            now=lambda: now,
-        )
+        prefix = f"{redis_prefix}{uuid.uuid4().hex}:"
+        store = RedisTokenStore(redis_url, prefix=prefix, max_entries=4, per_principal=2, now=lambda: now)
         model = InMemoryTokenStore(max_entries=4, per_principal=2, now=lambda: now)
         try:
             for i, (owner, n) in enumerate(ops):
                 # Later puts expire later, so "earliest expiring" and "oldest" name the same entry.
                 await store.put(f"{owner}-{n}", digest_of("d"), now + LIFETIME + i, owner)
                 await model.put(f"{owner}-{n}", digest_of("d"), now + LIFETIME + i, owner)
+            # Each principal's count is the size of its index, and every entry is in both indexes.
+            raw = redis.Redis.from_url(redis_url, decode_responses=True)
+            try:
+                counts = dict(raw.zrange(prefix + "owners", 0, -1, withscores=True))
+                indexed = {tag: raw.zcard(prefix + "owner:" + tag) for tag in counts}
+                assert {tag: float(n) for tag, n in indexed.items()} == counts
+                assert sum(indexed.values()) == raw.zcard(prefix + "index") <= 4
+            finally:
+                raw.close()
             for owner in (ADMIN, FLOODER, None):
                 for n in range(5):
                     expected = await model.take(f"{owner}-{n}", digest_of("d"), now, owner)
@@ -332,3 +336,27 @@ def test_redis_agrees_with_the_memory_store_on_who_keeps_what(
             await store.aclose()
 
     anyio.run(run)
+
+
+async def test_an_idle_principals_index_and_count_go_with_its_expired_entries(
+    redis_url: str, redis_prefix: str
+) -> None:
+    now = time.time()
+    clock = [now]
+    store = RedisTokenStore(redis_url, prefix=redis_prefix, now=lambda: clock[0])
+    raw = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        for i in range(3):
+            await store.put(f"idle-{i}", digest_of("d"), now + 5, "idle")
+        await store.put("busy-0", digest_of("d"), now + LIFETIME, "busy")
+        counts = dict(raw.zrange(redis_prefix + "owners", 0, -1, withscores=True))
+        assert sorted(counts.values()) == [1.0, 3.0]
+        clock[0] = now + 10  # the idle principal's tokens have expired by the callers' clock
+        await store.put("busy-1", digest_of("d"), now + LIFETIME, "busy")
+        assert list(raw.zrange(redis_prefix + "owners", 0, -1, withscores=True)) == [
+            (next(k for k in raw.scan_iter(match=redis_prefix + "owner:*")).rsplit(":", 1)[1], 2.0)
+        ]
+        assert raw.zcard(redis_prefix + "index") == 2
+    finally:
+        raw.close()
+        await store.aclose()
