@@ -19,7 +19,7 @@ from dependency_injector import containers, providers
 
 from adapters.audit_jsonl import JsonLinesAuditSink
 from adapters.first_call_gateway import FirstCallGateway
-from adapters.hmac_sealer import HmacSealer
+from adapters.hmac_sealer import HmacFingerprintKeys, HmacSealer
 from adapters.mcp_server import McpApplication, build_server
 from adapters.memory_token_store import InMemoryTokenStore
 from adapters.os_randomness import OsRandomness
@@ -64,10 +64,10 @@ def package_version() -> str:
         return "0.0.0"
 
 
-def _sealer(keys: tuple[bytes, ...], randomness: Randomness) -> HmacSealer:
+def _seal_ring(keys: tuple[bytes, ...], randomness: Randomness) -> tuple[bytes, ...]:
     # Without configured keys, one random key for this process: questions do not survive a
     # restart or cross replicas, which is what an unset WOODPECKER_MCP_SEAL_KEYS documents.
-    return HmacSealer(list(keys) or [randomness.token_bytes(SEAL_KEY_BYTES)])
+    return keys or (randomness.token_bytes(SEAL_KEY_BYTES),)
 
 
 async def _gateway(
@@ -100,7 +100,7 @@ async def _token_store(where: str, clock: Clock) -> AsyncIterator[TokenStore]:
         return
     from adapters.redis_token_store import RedisTokenStore
 
-    store = RedisTokenStore(where)
+    store = RedisTokenStore(where, now=clock.now)
     try:
         yield store
     finally:
@@ -182,7 +182,10 @@ class Container(containers.DeclarativeContainer):
 
     clock: providers.Provider[Clock] = providers.Singleton(SystemClock)
     randomness: providers.Provider[Randomness] = providers.Singleton(OsRandomness)
-    sealer = providers.Singleton(_sealer, settings.provided.seal_keys, randomness)
+    # The seals and the keyed fingerprints (requestState, token-store keys) rest on one ring.
+    seal_ring = providers.Singleton(_seal_ring, settings.provided.seal_keys, randomness)
+    sealer = providers.Singleton(HmacSealer, seal_ring)
+    fingerprint_keys = providers.Singleton(HmacFingerprintKeys, seal_ring)
     audit = providers.Singleton(JsonLinesAuditSink, settings.provided.audit_file)
     token_store = providers.Resource(_token_store, settings.provided.token_store, clock)
     gateway = providers.Resource(_gateway, settings, credential, http)
@@ -199,6 +202,7 @@ class Container(containers.DeclarativeContainer):
         sealed_questions,
         audit,
         clock,
+        keys=fingerprint_keys,
         elicitation_enabled=settings.provided.elicitation,
         local_token_store=providers.Callable(_local_token_store, settings.provided.token_store),
     )

@@ -14,15 +14,18 @@ class TokenStore(Protocol):
     """Holds at most one pending token digest per fingerprint, each with an expiry, and the
     nonces of sealed answers already acted on.
 
-    Stores see digests, never token values. Implementations bound their size
-    (evicting expired entries first, then the oldest).
+    Stores see digests, never token values, and fingerprints keyed with a server secret
+    (docs/adr/0046), never a plain digest of a call's arguments. Implementations bound what
+    each principal (`owner`, None for a server without callers' identities) holds of each kind,
+    making room from that principal's own entries (expired first, then its oldest), so one
+    caller's flood never evicts or freezes another's (docs/adr/0046).
     """
 
-    async def put(self, fingerprint: str, digest: str, expires_at: float) -> None:
-        """Record (or replace) the pending token for `fingerprint`."""
+    async def put(self, fingerprint: str, digest: str, expires_at: float, owner: str | None = None) -> None:
+        """Record (or replace) the pending token for `fingerprint`, counted against `owner`."""
         ...
 
-    async def take(self, fingerprint: str, digest: str, now: float) -> bool:
+    async def take(self, fingerprint: str, digest: str, now: float, owner: str | None = None) -> bool:
         """Atomically consume the pending token if `digest` matches and it has not expired.
 
         True exactly once per put. A non-matching digest leaves the pending entry in place.
@@ -30,11 +33,11 @@ class TokenStore(Protocol):
         """
         ...
 
-    async def consume_once(self, nonce: str, expires_at: float, now: float) -> bool:
+    async def consume_once(self, nonce: str, expires_at: float, now: float, owner: str | None = None) -> bool:
         """Record `nonce` as used until `expires_at`; True only the first time, atomically, on
         every replica sharing the store. An approval is acted on at most once (guard.md §7).
 
-        A store that cannot record it (full of live nonces) answers False: ask again rather
-        than risk a second run.
+        A store that cannot record it (`owner` holds its quota of live nonces, or the store is
+        full of them) answers False: ask again rather than risk a second run.
         """
         ...

@@ -37,6 +37,10 @@ def fingerprint(tool: ToolSpec, args: Mapping[str, Any], principal: str | None) 
     bound as absent, which no value equals. Body-bound tools add a digest of the canonical body.
     The principal, when given, is bound too: one caller's approval is never another's.
 
+    It is a plain digest, so a reader could test guesses of a body value against it: it never
+    leaves the process as it is. What does (a requestState, a token-store key) is keyed with a
+    server secret first (the FingerprintKeys port, docs/adr/0046).
+
     Raises:
         TypeError: an argument is not a JSON value.
     """

@@ -47,10 +47,12 @@ def _number(value: Any) -> float | None:
 
 
 def decode(
-    payload: bytes | None, *, tool: str, fingerprint: str, principal: str | None, now: float
+    payload: bytes | None, *, tool: str, fingerprint: str | tuple[str, ...], principal: str | None, now: float
 ) -> SealedState | None:
     """The state, if `payload` is a current state of ours for exactly this call; otherwise None.
 
+    `fingerprint` is this call's keyed fingerprint, or a tuple of them (one per key of the ring,
+    so a state issued before a rotation still opens): the state's must be one of them.
     None for bad JSON, another version, another tool, fingerprint or principal, an expired
     state, or one issued in the future beyond the clock skew. Never raises.
     """
@@ -61,8 +63,9 @@ def decode(
 
 
 def _decode(
-    payload: bytes | None, *, tool: str, fingerprint: str, principal: str | None, now: float
+    payload: bytes | None, *, tool: str, fingerprint: str | tuple[str, ...], principal: str | None, now: float
 ) -> SealedState | None:
+    accepted = (fingerprint,) if isinstance(fingerprint, str) else fingerprint
     if not isinstance(payload, bytes) or len(payload) > _MAX_PAYLOAD_BYTES:
         return None
     data = json.loads(payload.decode("utf-8"))
@@ -70,7 +73,10 @@ def _decode(
         return None
     if type(data["v"]) is not int or data["v"] != VERSION:
         return None
-    if data["tool"] != tool or data["fp"] != fingerprint or data["principal"] != principal:
+    if data["tool"] != tool or data["principal"] != principal:
+        return None
+    fp = data["fp"]
+    if not isinstance(fp, str) or fp not in accepted:
         return None
     issued_at, expires_at = _number(data["iat"]), _number(data["exp"])
     if issued_at is None or expires_at is None or expires_at < issued_at:
@@ -84,7 +90,7 @@ def _decode(
         return None
     return SealedState(
         tool=tool,
-        fingerprint=fingerprint,
+        fingerprint=fp,
         principal=principal,
         issued_at=issued_at,
         expires_at=expires_at,

@@ -24,18 +24,28 @@ class Confirmations:
         self._randomness = randomness
         self._ttl = ttl
 
-    async def issue(self, fingerprint: str) -> str:
-        """A fresh token for `fingerprint`, replacing any pending one. The store sees only its digest."""
+    async def issue(self, fingerprint: str, owner: str | None = None) -> str:
+        """A fresh token for `fingerprint`, replacing any pending one. The store sees only its digest.
+
+        It counts against `owner`'s quota (the caller's principal): a flood evicts only its own.
+        """
         token = new_token(self._randomness.token_bytes(TOKEN_BYTES))
-        await self._store.put(fingerprint, digest(token), self._clock.now() + self._ttl)
+        await self._store.put(fingerprint, digest(token), self._clock.now() + self._ttl, owner)
         return token
 
-    async def redeem(self, fingerprint: str, token: object) -> RedeemOutcome:
+    async def redeem(
+        self, fingerprint: str | tuple[str, ...], token: object, owner: str | None = None
+    ) -> RedeemOutcome:
         """ACCEPTED exactly once per issued token, for its own fingerprint, before it expires.
 
+        `fingerprint` may be a tuple of the call's fingerprints under each key of the ring (the
+        current first): a token issued before a rotation is still found under its old key.
         A wrong token leaves the valid pending one in place.
         """
         if not is_well_formed(token):
             return RedeemOutcome.REJECTED
-        taken = await self._store.take(fingerprint, digest(token), self._clock.now())
-        return RedeemOutcome.ACCEPTED if taken else RedeemOutcome.REJECTED
+        candidates = (fingerprint,) if isinstance(fingerprint, str) else fingerprint
+        for candidate in candidates:
+            if await self._store.take(candidate, digest(token), self._clock.now(), owner):
+                return RedeemOutcome.ACCEPTED
+        return RedeemOutcome.REJECTED

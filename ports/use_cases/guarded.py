@@ -28,6 +28,7 @@ from ports.asker import Answer, Asker
 from ports.audit import AuditSink
 from ports.clock import Clock
 from ports.credential import Credential
+from ports.fingerprint_keys import FingerprintKeys
 from ports.forge import Forge, ForgeError, InvalidArguments, ToolResult
 from ports.progress import Progress
 from ports.token_store import TokenStoreUnavailable
@@ -92,10 +93,18 @@ class _Reask:
 @dataclass(frozen=True, slots=True)
 class _Call:
     valid: ValidCall
-    fingerprint: str
+    # The call's fingerprint under each key of the ring, the current key first: only keyed
+    # fingerprints leave the process (requestState, token-store keys), so none of them can be
+    # tested against guesses of a body value without the server's key.
+    fingerprints: tuple[str, ...]
     decision: Decision
     needs_current: bool
     ctx: CallContext
+
+    @property
+    def fingerprint(self) -> str:
+        """The one new questions and tokens are issued under."""
+        return self.fingerprints[0]
 
     @property
     def path(self) -> Path:
@@ -129,16 +138,20 @@ class GuardedCalls:
         audit: AuditSink,
         clock: Clock,
         *,
+        keys: FingerprintKeys,
         elicitation_enabled: bool,
         local_token_store: str | None = None,
     ) -> None:
         """`elicitation_enabled=False` (ELICITATION=false): every guarded call takes the token path.
+
+        `keys` keys every fingerprint before it leaves the process.
 
         `local_token_store`: None when pending tokens are shared by every process of this server
         (Redis); when they live in this process's memory, the setting that would share them, for
         the rejected-token answer to name (a second call that reaches another process never fits).
         """
         self._forge = forge
+        self._keys = keys
         self._calls = forge.calls
         self._confirmations = confirmations
         self._sealed = sealed
@@ -180,7 +193,7 @@ class GuardedCalls:
 
         if not self._elicitation_enabled:
             ctx = CallContext(ctx.principal, ctx.credential, "token", no_dialog="server")
-        call = _Call(valid, fingerprint(spec, args, ctx.principal), decision, reads, ctx)
+        call = _Call(valid, self._keys.keyed(fingerprint(spec, args, ctx.principal)), decision, reads, ctx)
         if ctx.channel == "push":
             return await self._push(call)
         if ctx.channel == "mrtr":
@@ -212,7 +225,7 @@ class GuardedCalls:
         if ctx.request_state is None:
             return self._question(call, call.decision)
         opened = self._sealed.open(
-            ctx.request_state, tool=call.spec.name, fingerprint=call.fingerprint, principal=ctx.principal
+            ctx.request_state, tool=call.spec.name, fingerprint=call.fingerprints, principal=ctx.principal
         )
         if opened is None:
             # Likeliest cause: a gateway that slept while the person read. No answer, not an error.
@@ -246,13 +259,13 @@ class GuardedCalls:
         return self._question(call, applied.decision)
 
     async def _token(self, call: _Call, token: object) -> CallOutcome:
-        binding = token_binding(call.fingerprint, call.decision.reasons)
+        bindings = tuple(token_binding(fp, call.decision.reasons) for fp in call.fingerprints)
         try:
             if token is None:
-                issued = await self._confirmations.issue(binding)
+                issued = await self._confirmations.issue(bindings[0], call.ctx.principal)
                 self._record(call, "token_issued")
                 return Complete(self._token_issued(call, issued))
-            outcome = await self._confirmations.redeem(binding, token)
+            outcome = await self._confirmations.redeem(bindings, token, call.ctx.principal)
         except TokenStoreUnavailable as e:
             self._record(call, "failed")
             return Complete(outcomes.store_unavailable(e))

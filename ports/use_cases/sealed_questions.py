@@ -43,9 +43,11 @@ class SealedQuestions:
         return self._sealer.seal(encode(state))
 
     def open(
-        self, state: object, *, tool: str, fingerprint: str, principal: str | None
+        self, state: object, *, tool: str, fingerprint: str | tuple[str, ...], principal: str | None
     ) -> SealedState | None:
         """The state, when `state` is a current seal of ours for exactly this call; None otherwise.
+
+        `fingerprint`: the call's keyed fingerprint, or one per key of the ring (see `decode`).
 
         None means "no answer, ask again". Never raises, whatever `state` is.
         """
@@ -64,4 +66,8 @@ class SealedQuestions:
         Raises:
             TokenStoreUnavailable: the store could not be asked; nothing may be done.
         """
-        return await self._used.consume_once(state.nonce, state.expires_at, self._clock.now())
+        # Counted against the principal the state was issued to: a caller filling the set of used
+        # nonces freezes only its own approvals.
+        return await self._used.consume_once(
+            state.nonce, state.expires_at, self._clock.now(), state.principal
+        )

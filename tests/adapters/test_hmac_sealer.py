@@ -1,12 +1,14 @@
 """HmacSealer: HMAC-SHA256 seals, a key ring for rotation, keys from configuration that are never echoed."""
 
+import hashlib
+import hmac
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.hmac_sealer import HmacSealer
+from adapters.hmac_sealer import HmacFingerprintKeys, HmacSealer
 from domain.config import ConfigError
 
 KEY_A = bytes(range(32))
@@ -68,3 +70,47 @@ def test_a_key_ring_needs_at_least_one_key_of_32_bytes_each(keys: list[bytes]) -
 def test_the_sealer_does_not_show_its_keys() -> None:
     sealer = HmacSealer([KEY_A, KEY_B])
     assert repr(sealer) == "HmacSealer(keys=2)" and KEY_A.hex() not in repr(sealer)
+
+
+_KEYS = st.binary(min_size=32, max_size=64)
+_FINGERPRINTS = st.text(min_size=1, max_size=80)
+
+
+@given(key=_KEYS, fingerprint=_FINGERPRINTS)
+def test_a_keyed_fingerprint_is_64_hex_and_the_same_for_every_process_with_that_key(
+    key: bytes, fingerprint: str
+) -> None:
+    (one,) = HmacFingerprintKeys([key]).keyed(fingerprint)
+    (other,) = HmacFingerprintKeys([bytes(key)]).keyed(fingerprint)
+    assert one == other and len(one) == 64 and set(one) <= set("0123456789abcdef")
+    # Neither the plain digest of what it keys nor the seal key's own MAC of it: nothing a reader
+    # without the derived key could recompute.
+    assert one != hashlib.sha256(fingerprint.encode()).hexdigest()
+    assert one != hmac.new(key, fingerprint.encode(), hashlib.sha256).hexdigest()
+
+
+@given(keys=st.lists(_KEYS, min_size=2, max_size=2, unique=True), fingerprint=_FINGERPRINTS)
+def test_other_keys_give_other_fingerprints(keys: list[bytes], fingerprint: str) -> None:
+    a, b = (HmacFingerprintKeys([k]).keyed(fingerprint)[0] for k in keys)
+    assert a != b
+
+
+@given(fingerprints=st.lists(_FINGERPRINTS, min_size=2, max_size=2, unique=True))
+def test_other_fingerprints_key_differently(fingerprints: list[str]) -> None:
+    keyer = HmacFingerprintKeys([KEY_A])
+    assert keyer.keyed(fingerprints[0]) != keyer.keyed(fingerprints[1])
+
+
+def test_a_rotated_ring_keys_under_the_new_first_key_and_still_knows_the_old_one() -> None:
+    old = HmacFingerprintKeys([KEY_A]).keyed("fp")
+    rotated = HmacFingerprintKeys([KEY_B, KEY_A]).keyed("fp")
+    assert rotated == (HmacFingerprintKeys([KEY_B]).keyed("fp")[0], old[0])
+    assert HmacFingerprintKeys([KEY_B]).keyed("fp")[0] != old[0]
+
+
+def test_the_fingerprint_ring_refuses_what_the_seal_ring_refuses_and_never_shows_a_key() -> None:
+    with pytest.raises(ConfigError):
+        HmacFingerprintKeys([])
+    with pytest.raises(ConfigError):
+        HmacFingerprintKeys([b"short"])
+    assert repr(HmacFingerprintKeys([KEY_A, KEY_B])) == "HmacFingerprintKeys(keys=2)"

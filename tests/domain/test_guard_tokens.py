@@ -57,13 +57,13 @@ class RecordingStore:
         self.inner = inner
         self.seen: list[str] = []
 
-    async def put(self, fingerprint: str, digest: str, expires_at: float) -> None:
+    async def put(self, fingerprint: str, digest: str, expires_at: float, owner: str | None = None) -> None:
         self.seen.append(digest)
-        await self.inner.put(fingerprint, digest, expires_at)
+        await self.inner.put(fingerprint, digest, expires_at, owner)
 
-    async def take(self, fingerprint: str, digest: str, now: float) -> bool:
+    async def take(self, fingerprint: str, digest: str, now: float, owner: str | None = None) -> bool:
         self.seen.append(digest)
-        return await self.inner.take(fingerprint, digest, now)
+        return await self.inner.take(fingerprint, digest, now, owner)
 
 
 FINGERPRINTS = ["a" * 64, "b" * 64, "c" * 64, "d" * 64]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adapters.hmac_sealer import HmacSealer
+from adapters.hmac_sealer import HmacFingerprintKeys, HmacSealer
 from adapters.memory_token_store import InMemoryTokenStore
 from domain.arguments import ArgumentError, validate
 from domain.calls import ValidCall
@@ -294,6 +294,7 @@ def garden() -> Garden:
         SealedQuestions(HmacSealer([b"k" * 32]), clock, FakeRandomness(), store),
         audit,
         clock,
+        keys=HmacFingerprintKeys([b"k" * 32]),
         elicitation_enabled=True,
     )
     return Garden(gateway, audit, guarded)

@@ -126,7 +126,7 @@ async def test_redis_holds_only_digests_under_hashed_keys_with_a_ttl(
     raw = redis.Redis.from_url(redis_url, decode_responses=True)
     try:
         keys = [k for k in raw.scan_iter(match=redis_prefix + "*")]
-        entry_keys = [k for k in keys if not k.endswith("index")]
+        entry_keys = [k for k in keys if raw.type(k) == "string"]
         assert len(entry_keys) == 1
         key = entry_keys[0]
         assert "approve_pipeline" not in key
@@ -222,3 +222,141 @@ def test_the_store_agrees_with_a_model_of_single_use_tokens(
             await store.aclose()
 
     anyio.run(run)
+
+
+# ---------------------------------------------------------------- per-principal quotas
+
+ADMIN, FLOODER = "admin-principal", "flooding-principal"
+
+
+async def test_one_principals_flood_evicts_only_its_own_pending_tokens_in_redis(
+    redis_url: str, redis_prefix: str
+) -> None:
+    store = RedisTokenStore(redis_url, prefix=redis_prefix, max_entries=20, per_principal=3)
+    now = time.time()
+    try:
+        await store.put("admin-fp", digest_of("admin"), now + LIFETIME, ADMIN)
+        for i in range(30):
+            await store.put(f"flood-{i}", digest_of("f"), now + LIFETIME + i, FLOODER)
+        assert await store.take("admin-fp", digest_of("admin"), now + 1, ADMIN) is True
+        kept = [await store.take(f"flood-{i}", digest_of("f"), now + 1, FLOODER) for i in range(26, 30)]
+        assert kept == [False, True, True, True]
+    finally:
+        await store.aclose()
+
+
+async def test_a_token_in_redis_is_taken_only_by_its_principal(store: RedisTokenStore) -> None:
+    now = time.time()
+    await store.put("fp-1", digest_of("a"), now + LIFETIME, ADMIN)
+    assert await store.take("fp-1", digest_of("a"), now + 1, FLOODER) is False
+    assert await store.take("fp-1", digest_of("a"), now + 1, ADMIN) is True
+
+
+async def test_a_full_redis_store_evicts_from_the_principal_holding_the_most(
+    redis_url: str, redis_prefix: str
+) -> None:
+    store = RedisTokenStore(redis_url, prefix=redis_prefix, max_entries=4, per_principal=3)
+    now = time.time()
+    try:
+        await store.put("admin-1", digest_of("d"), now + LIFETIME, ADMIN)
+        for i in range(3):
+            await store.put(f"a-{i}", digest_of("d"), now + LIFETIME + i, "a")
+        await store.put("b-0", digest_of("d"), now + LIFETIME + 9, "b")
+        assert await store.take("a-0", digest_of("d"), now + 1, "a") is False
+        assert await store.take("admin-1", digest_of("d"), now + 1, ADMIN) is True
+        assert [await store.take(f"a-{i}", digest_of("d"), now + 1, "a") for i in (1, 2)] == [True, True]
+        assert await store.take("b-0", digest_of("d"), now + 1, "b") is True
+        # Every index emptied with its entries: nothing is counted for anyone any more.
+        raw = redis.Redis.from_url(redis_url, decode_responses=True)
+        try:
+            assert list(raw.scan_iter(match=redis_prefix + "*")) == []
+        finally:
+            raw.close()
+    finally:
+        await store.aclose()
+
+
+async def test_filling_the_used_nonces_in_redis_freezes_only_the_flooders_approvals(
+    redis_url: str, redis_prefix: str
+) -> None:
+    store = RedisTokenStore(redis_url, prefix=redis_prefix, per_principal=3)
+    now = time.time()
+    try:
+        for i in range(3):
+            assert await store.consume_once(f"f-{i}", now + LIFETIME, now, FLOODER) is True
+        assert await store.consume_once("f-3", now + LIFETIME, now, FLOODER) is False
+        assert await store.consume_once("admin-answer", now + LIFETIME, now, ADMIN) is True
+        assert await store.consume_once("f-0", now + LIFETIME, now + 1, FLOODER) is False
+        # Once its seals have expired by the caller's clock, the flooder has room again.
+        assert await store.consume_once("f-3", now + 2 * LIFETIME, now + LIFETIME, FLOODER) is True
+    finally:
+        await store.aclose()
+
+
+quota_operations = st.lists(
+    st.tuples(
+        st.sampled_from([ADMIN, FLOODER, None]),
+        st.integers(min_value=0, max_value=4),
+    ),
+    max_size=16,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=quota_operations)
+def test_redis_agrees_with_the_memory_store_on_who_keeps_what(
+    ops: list[tuple[str | None, int]], redis_url: str, redis_prefix: str
+) -> None:
+    from adapters.memory_token_store import InMemoryTokenStore
+
+    async def run() -> None:
+        now = time.time()
+        prefix = f"{redis_prefix}{uuid.uuid4().hex}:"
+        store = RedisTokenStore(redis_url, prefix=prefix, max_entries=4, per_principal=2, now=lambda: now)
+        model = InMemoryTokenStore(max_entries=4, per_principal=2, now=lambda: now)
+        try:
+            for i, (owner, n) in enumerate(ops):
+                # Later puts expire later, so "earliest expiring" and "oldest" name the same entry.
+                await store.put(f"{owner}-{n}", digest_of("d"), now + LIFETIME + i, owner)
+                await model.put(f"{owner}-{n}", digest_of("d"), now + LIFETIME + i, owner)
+            # Each principal's count is the size of its index, and every entry is in both indexes.
+            raw = redis.Redis.from_url(redis_url, decode_responses=True)
+            try:
+                counts = dict(raw.zrange(prefix + "owners", 0, -1, withscores=True))
+                indexed = {tag: raw.zcard(prefix + "owner:" + tag) for tag in counts}
+                assert {tag: float(n) for tag, n in indexed.items()} == counts
+                assert sum(indexed.values()) == raw.zcard(prefix + "index") <= 4
+            finally:
+                raw.close()
+            for owner in (ADMIN, FLOODER, None):
+                for n in range(5):
+                    expected = await model.take(f"{owner}-{n}", digest_of("d"), now, owner)
+                    assert await store.take(f"{owner}-{n}", digest_of("d"), now, owner) is expected
+        finally:
+            await store.aclose()
+
+    anyio.run(run)
+
+
+async def test_an_idle_principals_index_and_count_go_with_its_expired_entries(
+    redis_url: str, redis_prefix: str
+) -> None:
+    now = time.time()
+    clock = [now]
+    store = RedisTokenStore(redis_url, prefix=redis_prefix, now=lambda: clock[0])
+    raw = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        for i in range(3):
+            await store.put(f"idle-{i}", digest_of("d"), now + 5, "idle")
+        await store.put("busy-0", digest_of("d"), now + LIFETIME, "busy")
+        counts = dict(raw.zrange(redis_prefix + "owners", 0, -1, withscores=True))
+        assert sorted(counts.values()) == [1.0, 3.0]
+        clock[0] = now + 10  # the idle principal's tokens have expired by the callers' clock
+        await store.put("busy-1", digest_of("d"), now + LIFETIME, "busy")
+        assert list(raw.zrange(redis_prefix + "owners", 0, -1, withscores=True)) == [
+            (next(k for k in raw.scan_iter(match=redis_prefix + "owner:*")).rsplit(":", 1)[1], 2.0)
+        ]
+        assert raw.zcard(redis_prefix + "index") == 2
+    finally:
+        raw.close()
+        await store.aclose()

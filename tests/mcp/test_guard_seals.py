@@ -8,6 +8,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from adapters.memory_token_store import InMemoryTokenStore
 from domain.tools import Catalogue
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
@@ -142,6 +143,43 @@ async def test_a_state_from_a_retired_key_still_in_the_ring_is_accepted(sandbox:
                 done = await ask(client, input_responses=YES, request_state=state)
     assert isinstance(done, types.CallToolResult) and not done.is_error
     assert len(sandbox.state_changing_requests()) == 1
+
+
+async def test_a_token_issued_before_a_rotation_is_redeemed_once_after_it(sandbox: Sandbox) -> None:
+    # The token store's key is keyed with the first seal key's fingerprint key; a ring rotated by
+    # prepending a key still finds a pending token under the old one, and only once.
+    store = InMemoryTokenStore()
+    async with harness_for(sandbox, sandbox.admin_token, seal_keys=(SEAL_KEY,), token_store=store) as before:
+        with anyio.fail_after(15):
+            async with Client(before.server, mode="2026-07-28") as plain:
+                issued = await plain.call_tool("approve_pipeline", APPROVE)
+    token = issued.structured_content["confirm_token"]  # type: ignore[index]
+    rotated = (OTHER_SEAL_KEY, SEAL_KEY)
+    async with harness_for(sandbox, sandbox.admin_token, seal_keys=rotated, token_store=store) as after:
+        with anyio.fail_after(15):
+            async with Client(after.server, mode="2026-07-28") as plain:
+                done = await plain.call_tool("approve_pipeline", {**APPROVE, "confirm_token": token})
+                again = await plain.call_tool("approve_pipeline", {**APPROVE, "confirm_token": token})
+    assert not done.is_error, done
+    assert again.is_error and again.structured_content["error"]["kind"] == "token_rejected"  # type: ignore[index]
+    assert len(sandbox.state_changing_requests()) == 1
+
+
+async def test_a_token_from_a_ring_without_its_key_is_refused(sandbox: Sandbox) -> None:
+    store = InMemoryTokenStore()
+    async with harness_for(sandbox, sandbox.admin_token, seal_keys=(SEAL_KEY,), token_store=store) as before:
+        with anyio.fail_after(15):
+            async with Client(before.server, mode="2026-07-28") as plain:
+                issued = await plain.call_tool("approve_pipeline", APPROVE)
+    token = issued.structured_content["confirm_token"]  # type: ignore[index]
+    async with harness_for(
+        sandbox, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY,), token_store=store
+    ) as after:
+        with anyio.fail_after(15):
+            async with Client(after.server, mode="2026-07-28") as plain:
+                refused = await plain.call_tool("approve_pipeline", {**APPROVE, "confirm_token": token})
+    assert refused.is_error and refused.structured_content["error"]["kind"] == "token_rejected"  # type: ignore[index]
+    assert sandbox.state_changing_requests() == []
 
 
 async def test_an_expired_state_earns_a_fresh_question(sandbox: Sandbox) -> None:
