@@ -179,8 +179,9 @@ class ToolRunner:
         try:
             call = self.prepare(tool, arguments)
         except InvalidArguments as e:
+            message = results.one_line(str(e))  # every error text is one line (docs/adr/0045)
             return ToolResult(
-                {"error": {"kind": "invalid_arguments", "message": str(e)}}, str(e), is_error=True
+                {"error": {"kind": "invalid_arguments", "message": message}}, message, is_error=True
             )
         return await self.execute(call, credential, progress)
 
