@@ -221,3 +221,18 @@ def test_a_log_of_invisible_characters_stays_under_its_budget_though_its_escapes
     numbered = [LOG_LINE.sub("", line, count=1) for line in shaped.text.splitlines()[3:]]
     kept = shaped.structured["lines"]
     assert [visible.unescape(n) for n in numbered] == [e["text"] for e in kept]
+
+
+@settings(max_examples=200)
+@given(
+    message=HOSTILE,
+    detail=st.one_of(st.none(), HOSTILE),
+    kind=st.sampled_from(["not_found", "rejected", "failed"]),
+)
+def test_every_error_text_is_one_line_with_nothing_hidden_whatever_its_message_quotes(
+    message: str, detail: str | None, kind: str
+) -> None:
+    tool = WOODPECKER_TOOLS.get("get_pipeline")
+    result = failure(tool, {"repo_id": 3, "number": 3}, kind=kind, message=message, status=404, detail=detail)
+    assert len(result.text.splitlines()) == 1 and not visible.has_hidden(result.text)
+    assert result.text.startswith("get_pipeline failed: Zqx")
