@@ -482,7 +482,7 @@ class ToolRunner:
                 break
             if progress is not None:
                 reported = max(round(waited, 3), reported + 0.001)  # progress grows with every report
-                status = results.strip_terminal(str(pipeline.get("status")), keep_newlines=False)[:40]
+                status = results.one_line(str(pipeline.get("status")))[:40]
                 message = waiting.progress_message(args["repo_id"], args["number"], status, waited, window)
                 await progress.report(reported, window, message)
             await clock.sleep(pause)
