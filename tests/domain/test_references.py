@@ -268,3 +268,20 @@ def test_a_step_name_must_be_unique_or_qualified_by_its_workflow() -> None:
     with pytest.raises(StepNotFound, match="no step named as the step argument says") as missing:
         step_by_name(PIPELINE, "deploy")
     assert "deploy" not in str(missing.value)
+
+
+def test_a_step_error_lists_at_most_30_steps_by_pid_and_says_when_there_are_none() -> None:
+    many = {
+        "number": 5,
+        "workflows": [
+            {"pid": 1, "name": "w", "children": [{"id": i, "pid": i, "name": f"s{i}"} for i in range(2, 40)]}
+        ],
+    }
+    with pytest.raises(StepNotFound, match=r"pids 2, 3, .*, 31, … \(") as listed:
+        step_by_name(many, "deploy")
+    assert len(listed.value.steps) == 30
+    with pytest.raises(
+        StepNotFound, match=r"^Pipeline 6 has no step with pid 2; it has no steps yet\.$"
+    ) as none:
+        step_by_pid({"number": 6, "workflows": None}, 2)
+    assert none.value.steps == []
