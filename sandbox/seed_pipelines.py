@@ -13,6 +13,8 @@ from sandbox.seed_text import (
     BIG_LOG_EXIT_CODES,
     FAILED_TWICE_NUMBER,
     FORGE_URL,
+    FORGED_STEP_NAME,
+    FORGED_WORKFLOW_NAME,
     FRAMING_COMMIT,
     FRAMING_LOG,
     H_APPROVE_42,
@@ -23,6 +25,9 @@ from sandbox.seed_text import (
     H_MARKERS,
     H_SYSTEM,
     H_TERMINAL,
+    INVISIBLE_COMMIT,
+    INVISIBLE_LOG,
+    INVISIBLE_NUMBER,
     LONG_NUMBER,
     SLOW_NUMBER,
     T0,
@@ -158,6 +163,19 @@ _SLOW_INTEGRATION = [
     )
 ]
 
+# Two workflows with a failed step of the same forged name (missing, ambiguous and stale names in resolve).
+_FORGED_NAMES = [
+    (
+        FORGED_WORKFLOW_NAME,
+        "failure",
+        [
+            ("clone", "clone", "success", 0, _ok("+ git fetch origin")),
+            (FORGED_STEP_NAME, "commands", "failure", 1, list(INVISIBLE_LOG)),
+        ],
+    ),
+    ("lint", "failure", [(FORGED_STEP_NAME, "commands", "failure", 2, _ok("+ make lint", "exit status 2"))]),
+]
+
 # (repository id, number, event, status, branch, message, everything else: author, workflows, pipeline fields)
 PIPELINES: tuple[tuple[int, int, str, str, str, str, Mapping[str, Any]], ...] = (
     # acme/web: every event and state, and the hostile text of pushes and pull requests
@@ -200,6 +218,7 @@ PIPELINES: tuple[tuple[int, int, str, str, str, str, Mapping[str, Any]], ...] = 
     (3, 2, "push", "failure", "main", FRAMING_COMMIT, {
         "workflows": _standard("failure", "failure", 3, list(FRAMING_LOG)),
     }),
+    (3, INVISIBLE_NUMBER, "push", "failure", "main", INVISIBLE_COMMIT, {"workflows": _FORGED_NAMES}),
     (4, 1, "push", "failure", "main", "zshrc", {"workflows": _standard("failure", "failure", 1)}),
     (5, 1, "push", "success", "master", "last deploy", {}),
     # bench/logs: the big logs, a failure in two workflows, and two pipelines still running

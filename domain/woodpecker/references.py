@@ -372,7 +372,14 @@ def _repo_page(repo: Reference, rest: list[str], segments: list[str], *, legacy:
 
 
 class StepNotFound(ValueError):
-    """The pipeline has no step by that name or pid. `str(e)` names the steps it has."""
+    """The pipeline has no step by that name or pid, or several by that name.
+
+    `str(e)` names the steps by pid only: their names, which whoever can push chose, are in
+    `steps` (the data of the error result), never in the sentence (docs/adr/0045)."""
+
+    def __init__(self, message: str, steps: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.steps = steps
 
 
 def _steps(pipeline: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], Mapping[str, Any]]]:
@@ -383,10 +390,44 @@ def _steps(pipeline: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], Mapping
     return out
 
 
-def _listing(pipeline: Mapping[str, Any]) -> str:
-    names = [f"{w.get('name')}/{s.get('name')} (pid {s.get('pid')})" for w, s in _steps(pipeline)]
-    shown = ", ".join(names[:30]) + (", …" if len(names) > 30 else "")
-    return f"its steps are {shown}" if names else "it has no steps yet"
+_LISTED = 30  # steps an error lists
+
+
+def _listed(found: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """The steps as an error's data: ids, pids and names (a name only ever as data)."""
+    return [
+        {
+            "step_id": s.get("id"),
+            "pid": s.get("pid"),
+            "name": s.get("name"),
+            "workflow": w.get("name"),
+            "workflow_pid": w.get("pid"),
+        }
+        for w, s in found[:_LISTED]
+    ]
+
+
+def _pids(found: list[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> str:
+    """The steps' pids, which Woodpecker numbers: the only part of a step the sentence names."""
+    pids = [str(s.get("pid")) if _is_pid(s.get("pid")) else "?" for _, s in found[:_LISTED]]
+    return ", ".join(pids) + (", …" if len(found) > _LISTED else "")
+
+
+def _is_pid(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _not_found(pipeline: Mapping[str, Any], what: str) -> StepNotFound:
+    steps = _steps(pipeline)
+    number = pipeline.get("number")
+    number = number if _is_pid(number) else "?"
+    if not steps:
+        return StepNotFound(f"Pipeline {number} has {what}; it has no steps yet.", [])
+    return StepNotFound(
+        f"Pipeline {number} has {what}; its steps have the pids {_pids(steps)} "
+        "(their names and workflows are in the error's steps, below)",
+        _listed(steps),
+    )
 
 
 def step_by_pid(pipeline: Mapping[str, Any], pid: int) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
@@ -403,7 +444,7 @@ def step_by_pid(pipeline: Mapping[str, Any], pid: int) -> tuple[Mapping[str, Any
     for workflow, step in _steps(pipeline):
         if step.get("pid") == pid:
             return workflow, step
-    raise StepNotFound(f"Pipeline {pipeline.get('number')} has no step with pid {pid}; {_listing(pipeline)}.")
+    raise _not_found(pipeline, f"no step with pid {pid}")
 
 
 def step_by_name(pipeline: Mapping[str, Any], name: str) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
@@ -424,10 +465,13 @@ def step_by_name(pipeline: Mapping[str, Any], name: str) -> tuple[Mapping[str, A
         found = [(w, s) for w, s in steps if str(s.get("name", "")).casefold() == lowered]
     if len(found) == 1:
         return found[0]
-    number = pipeline.get("number")
     if not found:
-        raise StepNotFound(f"Pipeline {number} has no step named {name[:80]!r}; {_listing(pipeline)}.")
-    both = ", ".join(f"{w.get('name')}/{s.get('name')}" for w, s in found[:10])
+        raise _not_found(pipeline, "no step named as the step argument says")
+    number = pipeline.get("number")
+    number = number if _is_pid(number) else "?"
     raise StepNotFound(
-        f"Pipeline {number} has several steps named {name[:80]!r} ({both}); pass step as workflow/name."
+        f"Pipeline {number} has {len(found)} steps named as the step argument says, with the pids "
+        f"{_pids(found)}; pass step as one of their pids, or as workflow/name (their names and "
+        "workflows are in the error's steps, below)",
+        _listed(found),
     )

@@ -67,6 +67,14 @@ _KINDS: tuple[tuple[type[WoodpeckerError], str], ...] = (
 )
 
 
+class StepNotFoundIn(NotFound):
+    """The pipeline was read and has no step by the name or pid asked for; `steps` lists those it has."""
+
+    def __init__(self, message: str, *, status: int, steps: list[dict[str, Any]]) -> None:
+        super().__init__(message, status=status)
+        self.steps = steps
+
+
 def _kind(error: WoodpeckerError) -> str:
     for cls, kind in _KINDS:
         if isinstance(error, cls):
@@ -171,8 +179,9 @@ class ToolRunner:
         try:
             call = self.prepare(tool, arguments)
         except InvalidArguments as e:
+            message = results.one_line(str(e))  # every error text is one line (docs/adr/0045)
             return ToolResult(
-                {"error": {"kind": "invalid_arguments", "message": str(e)}}, str(e), is_error=True
+                {"error": {"kind": "invalid_arguments", "message": message}}, message, is_error=True
             )
         return await self.execute(call, credential, progress)
 
@@ -191,7 +200,14 @@ class ToolRunner:
             shaped = await self._execute(spec, args, cred, progress)
         except WoodpeckerError as e:
             return results.failure(
-                spec, args, kind=_kind(e), message=str(e), status=e.status, detail=e.detail, fault=e.fault
+                spec,
+                args,
+                kind=_kind(e),
+                message=str(e),
+                status=e.status,
+                detail=e.detail,
+                fault=e.fault,
+                data={"steps": e.steps} if isinstance(e, StepNotFoundIn) else None,
             )
         except InvalidPattern as e:
             return results.failure(spec, args, kind="invalid_arguments", message=str(e))
@@ -424,7 +440,8 @@ class ToolRunner:
             elif ref.pid is not None:
                 workflow, step = references.step_by_pid(pipeline, ref.pid)
         except references.StepNotFound as e:
-            raise NotFound(str(e), status=404) from None
+            # The steps' names go to the error's data, never its sentence (docs/adr/0045).
+            raise StepNotFoundIn(str(e), status=404, steps=e.steps) from None
         pid = step.get("pid") if step is not None else None
         found = results.Resolved(
             repo,
@@ -465,7 +482,7 @@ class ToolRunner:
                 break
             if progress is not None:
                 reported = max(round(waited, 3), reported + 0.001)  # progress grows with every report
-                status = results.strip_terminal(str(pipeline.get("status")), keep_newlines=False)[:40]
+                status = results.one_line(str(pipeline.get("status")))[:40]
                 message = waiting.progress_message(args["repo_id"], args["number"], status, waited, window)
                 await progress.report(reported, window, message)
             await clock.sleep(pause)

@@ -121,8 +121,9 @@ def test_an_error_result_leaves_out_only_a_hint_whose_step_the_message_gave(
     )
     assert result.is_error
     hint = result.structured["error"]["hint"]
-    # The message comes first, and the problem and the fix stay in the text either way.
-    assert result.text.startswith(f"{tool.name} failed: {str(error).rstrip('.')}.")
+    # The message comes first (on the text's one line), and the problem and the fix stay in the text either way.
+    assert result.text.startswith(results.one_line(f"{tool.name} failed: {str(error).rstrip('.')}."))
+    assert len(result.text.splitlines()) == 1
     for step, says in SAYS.items():
         if says in hint and says not in result.text:
             raise AssertionError((fact, step, result.text))

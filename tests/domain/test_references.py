@@ -246,8 +246,13 @@ PIPELINE = {
 def test_a_pid_names_a_step_or_a_workflows_first_step_as_in_the_web_ui() -> None:
     assert step_by_pid(PIPELINE, 3)[1]["id"] == 12
     assert step_by_pid(PIPELINE, 4)[1]["id"] == 13
-    with pytest.raises(StepNotFound, match="linux/test"):
+    with pytest.raises(StepNotFound, match=r"pids 2, 3, 5, 6 ") as missing:
         step_by_pid(PIPELINE, 9)
+    assert "linux" not in str(missing.value)  # names are data: a pushed name never reaches the sentence
+    assert [(s["workflow"], s["name"], s["pid"]) for s in missing.value.steps][:2] == [
+        ("linux", "test", 2),
+        ("linux", "lint", 3),
+    ]
 
 
 def test_a_step_name_must_be_unique_or_qualified_by_its_workflow() -> None:
@@ -255,7 +260,28 @@ def test_a_step_name_must_be_unique_or_qualified_by_its_workflow() -> None:
     assert step_by_name(PIPELINE, "windows/test")[1]["id"] == 13
     assert step_by_name(PIPELINE, "build")[1]["id"] == 14
     assert step_by_name(PIPELINE, "6")[1]["id"] == 14
-    with pytest.raises(StepNotFound, match="linux/test, windows/test"):
+    with pytest.raises(
+        StepNotFound, match="2 steps named as the step argument says, with the pids 2, 5;"
+    ) as both:
         step_by_name(PIPELINE, "test")
-    with pytest.raises(StepNotFound, match="no step named"):
+    assert [f"{s['workflow']}/{s['name']}" for s in both.value.steps] == ["linux/test", "windows/test"]
+    with pytest.raises(StepNotFound, match="no step named as the step argument says") as missing:
         step_by_name(PIPELINE, "deploy")
+    assert "deploy" not in str(missing.value)
+
+
+def test_a_step_error_lists_at_most_30_steps_by_pid_and_says_when_there_are_none() -> None:
+    many = {
+        "number": 5,
+        "workflows": [
+            {"pid": 1, "name": "w", "children": [{"id": i, "pid": i, "name": f"s{i}"} for i in range(2, 40)]}
+        ],
+    }
+    with pytest.raises(StepNotFound, match=r"pids 2, 3, .*, 31, … \(") as listed:
+        step_by_name(many, "deploy")
+    assert len(listed.value.steps) == 30
+    with pytest.raises(
+        StepNotFound, match=r"^Pipeline 6 has no step with pid 2; it has no steps yet\.$"
+    ) as none:
+        step_by_pid({"number": 6, "workflows": None}, 2)
+    assert none.value.steps == []

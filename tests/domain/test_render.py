@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain import visible
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import UNTRUSTED_WARNING, LogLine, shape, shape_logs
 from domain.woodpecker.results.render import Summarised, fit, render, wire_size
@@ -80,13 +81,14 @@ def test_no_log_line_can_start_a_line_of_its_own_and_each_keeps_its_number(hosti
     assert summary.startswith("Lines 40–")
     header, *numbered = framing(shaped.text, summary)
     assert header.startswith("{") and json.loads(header)["total_lines"] == len(pieces)
-    # Every entry's text comes back from its own numbered lines, joined by the line breaks.
+    # Every entry's text comes back from its own numbered lines, joined by the line breaks (and
+    # invisible characters, escaped in the text, read back by domain.visible.unescape).
     by_number: dict[int, list[str]] = {}
     for line in numbered:
         found = LOG_LINE.match(line)
         assert found
         by_number.setdefault(int(found.group(1)), []).append(line[found.end() :])
-    assert {n: "\n".join(parts) for n, parts in by_number.items()} == {
+    assert {n: visible.unescape("\n".join(parts)) for n, parts in by_number.items()} == {
         e["line"]: e["text"] for e in shaped.structured["lines"]
     }
 

@@ -31,6 +31,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from domain import visible
 from domain.toolsets import admin_only
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import UNTRUSTED_WARNING
@@ -81,9 +82,11 @@ def text_of(result: Any) -> str:
 
 
 def _json(value: Any) -> str:
-    # Compact JSON as the text writes it: the three line breaks JSON leaves raw are escaped.
+    # Compact JSON as the text writes it: the three line breaks JSON leaves raw are escaped, and
+    # so is every invisible character (as JSON's ASCII form writes it: docs/adr/0045).
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+    return "".join(json.dumps(c)[1:-1] if visible.is_hidden(c) else c for c in text)
 
 
 def missing_from_text(structured: dict[str, Any], text: str) -> list[str]:
@@ -99,7 +102,7 @@ def missing_from_text(structured: dict[str, Any], text: str) -> list[str]:
         if isinstance(value, dict):
             if path.startswith("lines[") and set(value) == {"line", "text"}:
                 for part in value["text"].split("\n"):
-                    if f"[{value['line']:04d}] {part}".rstrip() not in text:
+                    if f"[{value['line']:04d}] {visible.escape(part)}".rstrip() not in text:
                         missing.append(f"{path} (log line {value['line']})")
                 return
             for key, item in value.items():

@@ -193,10 +193,8 @@ async def test_a_failure_summary_starts_no_log_read_after_its_time_is_spent(sand
     text = text_of(result)
     assert not result.is_error, text
     assert slow.log_reads == 1
-    assert "linux/test (step_id 60203) failure, exit code 1, 1 error-looking of 200000 lines;" in text
-    assert (
-        "windows/build (step_id 60205) failure, exit code 2, 0 error-looking of 0 lines, log not read" in text
-    )
+    assert "step_id 60203 (pid 3) failure, exit code 1, 1 error-looking of 200000 lines;" in text
+    assert "step_id 60205 (pid 5) failure, exit code 2, 0 error-looking of 0 lines, log not read" in text
     assert "search_step_logs or get_step_logs with step_id 60205" in text
 
 

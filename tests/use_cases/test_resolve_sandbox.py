@@ -1,5 +1,6 @@
 """`resolve` against the sandbox (in-process, ADR 0025): every web link it serves names the right ids; other servers are refused unsent."""
 
+import json
 from typing import Any
 
 import anyio
@@ -146,7 +147,11 @@ async def test_a_full_name_a_number_and_a_step_name_resolve_to_ids(call: Call) -
 async def test_a_step_that_is_not_there_says_which_steps_are(call: Call) -> None:
     result = await call("resolve", reference=f"bench/logs#{FAILED_TWICE_NUMBER}", step="deploy")
     assert result.structured["error"]["kind"] == "not_found"
-    assert "linux/test" in result.text
+    # The sentence names the steps by pid; their names are data, in the error and its JSON line.
+    assert "the pids 2, 3, 5 " in result.text.splitlines()[1]
+    steps = json.loads(result.text.splitlines()[2])["steps"]
+    assert [f"{s['workflow']}/{s['name']}" for s in steps] == ["linux/clone", "linux/test", "windows/build"]
+    assert result.structured["error"]["steps"] == steps
 
 
 @pytest.mark.anyio

@@ -16,6 +16,7 @@ from domain.woodpecker.results.errors import (
     SETUP_WITHOUT_LOGIN,
     failed_repos,
     failure,
+    one_line,
     unreadable,
 )
 from domain.woodpecker.results.failures import (
@@ -71,6 +72,7 @@ __all__ = [
     "decode_configs",
     "failed_repos",
     "failure",
+    "one_line",
     "unreadable",
     "fit_object",
     "fit",

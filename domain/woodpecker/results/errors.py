@@ -4,9 +4,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from domain import visible
 from domain.calls import ToolResult
 from domain.tools import ToolSpec
 from domain.woodpecker.faults import Answered, Fault, NoSuchStep, Step
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, UNTRUSTED_WARNING
+from domain.woodpecker.results.render import compact
 from domain.woodpecker.results.text import short, strip_terminal
 from domain.woodpecker.tool import woodpecker
 
@@ -137,10 +140,16 @@ def failure(
     status: int | None = None,
     detail: str | None = None,
     fault: Fault | None = None,
+    data: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     """An error result: what went wrong and what to do next. `message` must already be safe to show;
     `fault` is what the gateway observed when the message is (or quotes) its wording: it says which
-    next step the message gives already and whether it quotes Woodpecker's `detail`."""
+    next step the message gives already and whether it quotes Woodpecker's `detail`.
+
+    The text is one line (line breaks and controls removed, invisible characters escaped), whatever
+    a message or a detail quotes. `data` is what Woodpecker's own strings the error needs (the names
+    of a pipeline's steps): it joins the error object and, after the untrusted warning, the text as
+    one line of JSON below that line, never the sentence itself (docs/adr/0045)."""
     generic, step = _hint(tool, args, kind, fault)
     specific = _specific_hint(tool, args, kind, detail)
     # After a tool-specific server error "try again later" would be wrong advice (a move may have happened).
@@ -162,7 +171,20 @@ def failure(
         text += f" Important: {specific}"
     if not replaces_generic and (fault is None or step not in fault.gives()):
         text += f" {generic}"
-    return ToolResult({"error": error}, text, is_error=True)
+    text = one_line(text)
+    if not data:
+        return ToolResult({"error": error}, text, is_error=True)
+    error.update(data)
+    return ToolResult(
+        {**UNTRUSTED_MARKERS, "error": error},
+        "\n".join((UNTRUSTED_WARNING, text, compact(dict(data)))),
+        is_error=True,
+    )
+
+
+def one_line(text: str) -> str:
+    """An error's text as one line: its sentences in a row, no line break or control, nothing invisible."""
+    return visible.escape(strip_terminal(text, keep_newlines=False))
 
 
 def failed_repos(detail: str | None) -> list[str]:

@@ -86,6 +86,7 @@ def _entry(failure: StepFailure) -> dict[str, Any]:
     out: dict[str, Any] = {
         "workflow": failure.workflow,
         "step_id": step.get("id"),
+        "pid": step.get("pid"),
         "name": step.get("name"),
         "state": step.get("state"),
         "exit_code": step.get("exit_code"),
@@ -176,7 +177,8 @@ def _summary(
 
 
 def _text(args: Mapping[str, Any], pipeline: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> str:
-    """The one-line summary; the lines themselves follow as data (see `render`)."""
+    """The one-line summary; the lines themselves follow as data (see `render`). It names each step
+    by its id and pid: its name and workflow, which whoever can push chose, stay in the data."""
     what = f"Pipeline {args.get('number')} of repository {args.get('repo_id')}"
     status = short(pipeline.get("status", "unknown"))
     if not steps:
@@ -187,8 +189,8 @@ def _text(args: Mapping[str, Any], pipeline: Mapping[str, Any], steps: Sequence[
     parts = []
     for s in steps:
         part = (
-            f"{short(s['workflow'])}/{short(s['name'])} (step_id {s['step_id']}) {s['state']}, exit code "
-            f"{s['exit_code']}, {s['error_lines_found']} error-looking of {s['total_lines']} lines"
+            f"step_id {short(s['step_id'])} (pid {short(s['pid'])}) {short(s['state'])}, exit code "
+            f"{short(s['exit_code'])}, {s['error_lines_found']} error-looking of {s['total_lines']} lines"
         )
         if s.get("log_unreadable"):
             part += ", log not read"

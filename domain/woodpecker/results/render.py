@@ -11,8 +11,9 @@ shape, never at the tool's name. The layout, and why nothing Woodpecker writes c
 
 Woodpecker's strings reach the text only inside a JSON string (where a line break is `\\n`) or
 after a line's `[n] ` prefix (a line break inside a log entry starts another `[n] ` line), and
-the summary is forced onto one line. So no data line can start with the warning or a summary,
-and the text ends where the data ends: there is no end marker to forge.
+the summary is forced onto one line. Invisible and direction-changing characters are escaped
+wherever they stand (`domain.visible`: JSON's `\\uXXXX` inside the JSON line, `\\u{XXXX}`
+elsewhere). So no data line can start with the warning or a summary, and the text ends where the data ends: there is no end marker to forge.
 
 `fit` wraps a shaping function so that the structured content and the text together stay under
 the result's byte budget on the wire.
@@ -24,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from domain import visible
 from domain.calls import ToolResult
 from domain.woodpecker.results.budget import size
 from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, UNTRUSTED_WARNING
@@ -60,7 +62,7 @@ def render(result: Summarised, mode: TextMode = "full") -> str:
     """The text content of `result`: the warning (when untrusted), the summary, then (in `full` mode) the data."""
     structured = result.structured
     lines = [UNTRUSTED_WARNING] if is_untrusted(structured) else []
-    lines.append(strip_terminal(result.summary, keep_newlines=False))
+    lines.append(visible.escape(strip_terminal(result.summary, keep_newlines=False)))
     if mode == "full":
         lines.extend(_data_lines(structured))
     return "\n".join(lines)
@@ -123,15 +125,15 @@ def _data_lines(structured: Mapping[str, Any]) -> list[str]:
             del data[key]  # said by the warning line
     entries = data.get(LOG_KEY)
     if not isinstance(entries, list) or not _is_log(entries):
-        return [_compact(data)]
+        return [compact(data)]
     header = {k: v for k, v in data.items() if k != LOG_KEY}
     numbers = [e["line"] for e in entries]
     width = max([MIN_LINE_WIDTH, *(len(str(n)) for n in numbers)])
-    out = [_compact(header)]
+    out = [compact(header)]
     for entry in entries:
         number = f"[{entry['line']:0{width}d}]"
         for part in _LINE_BREAK.split(entry["text"]):
-            out.append(f"{number} {part}" if part else number)
+            out.append(f"{number} {visible.escape(part)}" if part else number)
     return out
 
 
@@ -146,8 +148,9 @@ def _is_log(entries: list[Any]) -> bool:
     )
 
 
-def _compact(value: Any) -> str:
+def compact(value: Any) -> str:
+    """`value` as one line of compact JSON that every reader keeps on one line, nothing invisible in it."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     for char, escaped in _JSON_BREAKS.items():
         text = text.replace(char, escaped)
-    return text
+    return visible.json_escape(text)

@@ -76,10 +76,11 @@ def _summary(out: Mapping[str, Any]) -> str:
     if "number" in out:
         text += f"; pipeline number {out['number']} ({short(out['pipeline_status'])})"
     if "step_id" in out:
-        name = short(out["step_name"])
-        if out.get("workflow") is not None:
-            name = f"{short(out['workflow'])}/{name}"
-        text += f"; step {name} is step_id {out['step_id']} ({short(out['step_state'])})"
+        # By pid and id: the step's name and workflow, chosen by whoever can push, stay in the data.
+        text += (
+            f"; step pid {short(out['step_pid'])} is step_id {short(out['step_id'])} "
+            f"({short(out['step_state'])}; its name and workflow are in the data)"
+        )
     return f"{text}. Next: {out['next']}"
 
 

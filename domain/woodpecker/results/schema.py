@@ -126,6 +126,10 @@ _SEARCH_PROPERTIES: dict[str, Any] = {
 _FAILED_STEP: dict[str, Any] = {
     "workflow": {"type": "string"},
     "step_id": {"type": ["integer", "null"]},
+    "pid": {
+        "type": ["integer", "null"],
+        "description": "The step's number in its pipeline, as in its web link.",
+    },
     "name": {"type": ["string", "null"]},
     "state": {"type": ["string", "null"]},
     "exit_code": {"type": ["integer", "null"]},

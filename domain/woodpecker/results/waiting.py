@@ -37,6 +37,7 @@ def _wait(
         {
             "workflow": workflow,
             "step_id": step.get("id"),
+            "pid": step.get("pid"),
             "name": step.get("name"),
             "state": step.get("state"),
             "exit_code": step.get("exit_code"),
@@ -90,7 +91,8 @@ def _summary(
         text = f"{what} finished: {short(status)} ({after})."
         if shown:
             steps = ", ".join(
-                f"{short(s['workflow'])}/{short(s['name'])} (step_id {s['step_id']}, exit code {s['exit_code']})"
+                # By id and pid: a step's name and workflow, chosen by whoever can push, stay in the data.
+                f"step_id {short(s['step_id'])} (pid {short(s['pid'])}, exit code {short(s['exit_code'])})"
                 for s in shown
             )
             more = f" and {failed - len(shown)} more" if failed > len(shown) else ""
