@@ -29,8 +29,16 @@ _SECRET_EVENTS_RULES: Mapping[str, Any] = {
     "uniqueItems": True,
 }
 
+# An image reference as Woodpecker's secret validation reads one (server/model/secret.go), with ASCII
+# classes (Go's \w): [host[:port]/][path/]name[:tag][@sha256:digest]. No space, comma or control can
+# pass, so a question shows every image whole (guard.md §1c) and a list of them reads unambiguously.
+IMAGE_PATTERN = (
+    r"^([A-Za-z0-9_.-]+(:[0-9]+)?/)?([A-Za-z0-9_.-][A-Za-z0-9_./-]*/)?([A-Za-z0-9_.-]+)"
+    r"(:[A-Za-z0-9_-]+)?(@sha256:[a-f0-9]{64})?$"
+)
+
 _IMAGES_RULES: Mapping[str, Any] = {
-    "items": {"type": "string", "minLength": 1, "maxLength": 200},
+    "items": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": IMAGE_PATTERN},
     "maxItems": 50,
 }
 
@@ -260,9 +268,9 @@ TOOLS: tuple[ToolSpec, ...] = (
                 ),
                 because(
                     r.ADDS_IMAGE,
-                    # The images are not listed: a name copied from a pipeline or a registry could speak
-                    # to the person. The call's own images argument says which.
-                    "It adds an image the secret is not limited to now (see the call's images argument), "
+                    # The images are listed whole on the "New images" line: each is an image reference
+                    # (IMAGE_PATTERN), which carries no sentence.
+                    "It adds an image the secret is not limited to now (the new list is above), "
                     "so steps running that image, a plugin included, can read the secret.",
                 ),
             ),
