@@ -68,6 +68,7 @@ LABELS = (
     "New config_file: ",
     "New client: ",
     "New username: ",
+    "New name: ",
 )
 # Fields that are never shown: secrets (guard.md §1c). Free text the caller chose is shown, flattened
 # and cut, on its labelled line (LABELLED_FIELDS).
