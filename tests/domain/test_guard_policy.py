@@ -665,3 +665,60 @@ def test_an_update_of_a_secret_that_reaches_more_asks(args: dict[str, Any], curr
     )
     if widens:
         assert decide(UPDATE_SECRET, args, current, WOODPECKER_RULES).ask, (args, current)
+
+
+CREATE_SECRET = WOODPECKER_TOOLS.get("create_secret")
+UPDATE_AGENT = WOODPECKER_TOOLS.get("update_agent")
+# Whatever a probe may hold that is not ABSENT: a secret, a hostile 2xx body, a failed read (key left out).
+NOT_ABSENT = st.sampled_from(["missing", None, {}, {"name": "x"}, "ABSENT", [], 404])
+
+
+@given(
+    st.sampled_from(["repository", "organization"]),
+    st.sampled_from(["organization", "global"]),
+    NOT_ABSENT,
+)
+def test_a_wider_level_counts_as_holding_the_name_unless_it_clearly_answered_404(
+    scope: str, level: str, probed: object
+) -> None:
+    # guard.md §1c, fail closed: a 403, a 5xx, a timeout or an odd body at one level asks for that level.
+    args = {"scope": scope, "name": "K", "value": "v", "events": ["push"], "repo_id": 1, "org_id": 4}
+    current: dict[str, Any] = {"organization": ABSENT, "global": ABSENT}
+    if probed == "missing":
+        del current[level]
+    else:
+        current[level] = probed
+    wider = {"repository": {"organization", "global"}, "organization": {"global"}}[scope]
+    reasons = decide(CREATE_SECRET, args, current, WOODPECKER_RULES).reasons
+    assert reasons == ({f"shadows_{level}_secret"} if level in wider else set())
+    assert decide(CREATE_SECRET, args, None, WOODPECKER_RULES).reasons == {
+        f"shadows_{w}_secret" for w in wider
+    }
+
+
+@given(
+    st.none()
+    | st.fixed_dictionaries({}, optional={"agent": st.none() | st.booleans() | st.text(max_size=3)})
+    | st.fixed_dictionaries(
+        {
+            "agent": st.fixed_dictionaries(
+                {},
+                optional={
+                    "id": st.integers(0, 9),
+                    "no_schedule": st.none() | st.booleans() | st.text(max_size=3) | st.integers(),
+                },
+            )
+        }
+    )
+)
+def test_an_agent_not_read_as_plainly_in_service_counts_as_drained(current: Any) -> None:
+    args = {"agent_id": 3, "no_schedule": False}
+    agent = (current or {}).get("agent")
+    in_service = (
+        isinstance(agent, dict) and agent.get("no_schedule") is False and agent.get("id") in (None, 3)
+    )
+    assert decide(UPDATE_AGENT, args, current, WOODPECKER_RULES).ask is not in_service
+    # Draining, or leaving no_schedule alone, never asks and never reads.
+    for harmless in ({"agent_id": 3, "no_schedule": True}, {"agent_id": 3, "name": "n"}):
+        assert not needs_current(UPDATE_AGENT, harmless, WOODPECKER_RULES)
+        assert not decide(UPDATE_AGENT, harmless, current, WOODPECKER_RULES).ask
