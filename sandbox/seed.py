@@ -148,7 +148,8 @@ _PERMS = {
     (2, 4): (True, True, True),
     **{(1, repo_id): (True, True, True) for repo_id in (1, 2, 3, 5, BENCH_REPO_ID)},
 }
-# id, org id, repo id, name, events, images
+# id, org id, repo id, name, events, images. npm_token (organization acme) and slack_webhook (global)
+# are names a repository secret of acme/web can shadow (guard.md §1c, tests/mcp/test_guard_shadows.py).
 _SECRETS: tuple[tuple[int, int, int, str, list[str], list[str]], ...] = (
     (1, 0, 1, "docker_password", ["push", "tag"], ["woodpeckerci/plugin-docker-buildx"]),
     (2, 0, 1, "deploy_token", ["deployment"], []),
@@ -171,7 +172,8 @@ _CRONS = (
     (2, "weekly-cleanup", "@weekly", "", False, "Europe/Berlin"),
     (3, H_IGNORE, "*/30 * * * *", "develop", False, "UTC"),
 )
-# id, name, org id (-1: global), owner's user id, capacity, other fields
+# id, name, org id (-1: global), owner's user id, capacity, other fields. acme-runner is drained
+# (no_schedule): putting it back in service asks (guard.md §1c).
 _AGENTS: tuple[tuple[int, str, int, int, int, dict[str, Any]], ...] = (
     (1, "runner-amd64-1", -1, 1, 2, {}),
     (2, "runner-arm64-1", -1, 1, 1, {"platform": "linux/arm64"}),

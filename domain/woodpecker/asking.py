@@ -3,9 +3,8 @@
 Nothing read from Woodpecker reaches a question (no branch, title, message, log line, or a
 name somebody else typed): a question only sees the caller's arguments and our own reason
 ids. A value the caller chose appears only on a labelled, flattened, shortened line: a
-body-bound question lists every field the call sets, each on its own line, with its new value
-when that is a boolean, a number, an enum, a URL or a plain name, and only named when it is a
-secret or free text. Each tool's own question is in its declaration (domain/woodpecker/catalogue/).
+body-bound question lists every field the call sets, each on its own line, with its new value;
+only a secret (a sensitive parameter) is named without being shown. Each tool's own question is in its declaration (domain/woodpecker/catalogue/).
 """
 
 import unicodedata
@@ -81,14 +80,14 @@ class _Ids(dict[str, str]):
         return phrase(self.args) if phrase else _id(self.args, key)
 
 
-# Strings shown with their value although they have no format: names restricted to a plain form.
-_PLAIN_NAMES = frozenset({"deploy_to"})
 NOT_SHOWN = "(set, not shown here)"
 
 
 def _value_text(param: Param | None, value: Any) -> str:
-    """A field's new value as a question may show it: booleans, numbers, enums, URLs and plain names
-    as they are; a secret, a password or free text only as "set"; a list of free text by its size."""
+    """A field's new value as a question shows it. Only a secret (a value, a password, a client secret,
+    a token: a sensitive parameter) is named without being shown (guard.md §1c); every other value is
+    shown: booleans, numbers and strings as they are (`_lines` flattens and cuts free text), a list
+    as its items joined by ", "."""
     if param is not None and param.sensitive:
         return NOT_SHOWN
     if isinstance(value, bool):
@@ -98,15 +97,9 @@ def _value_text(param: Param | None, value: Any) -> str:
     if isinstance(value, list | tuple):
         if not value:
             return "(empty)"
-        items = param.constraints.get("items", {}) if param is not None else {}
-        if "enum" in items and all(isinstance(v, str) and v in items["enum"] for v in value):
-            return ", ".join(value)
-        return f"{len(value)} entr{'y' if len(value) == 1 else 'ies'} (not shown here)"
-    if isinstance(value, str) and param is not None:
-        if value == "":
-            return "(empty)"
-        if value in param.choices or param.constraints.get("format") == "uri" or param.name in _PLAIN_NAMES:
-            return value
+        return ", ".join(v if isinstance(v, str) else str(v) for v in value)
+    if isinstance(value, str):
+        return "(empty)" if value == "" else value
     return NOT_SHOWN
 
 
@@ -124,7 +117,7 @@ def _lines(label: str, param: Param | None, text: object) -> list[str]:
         if host is not None:
             lines.append(labelled(f"{label} host", host, limit=_MAX_HOST))
         return lines
-    if _plain_name(param, text) or _from_a_vocabulary(param, text):
+    if _plain_name(param, text) or _from_a_vocabulary(param, text) or _plain_names(param, text):
         return [labelled(label, text, limit=max(DEFAULT_LIMIT, len(text)))]
     return [labelled(label, text)]
 
@@ -135,6 +128,20 @@ def _plain_name(param: Param, text: str) -> bool:
         "pattern" in param.constraints
         and not any(c.isspace() for c in text)
         and check_value(param, text)[0] is None
+    )
+
+
+def _plain_names(param: Param, text: str) -> bool:
+    """Whether `text` lists items each valid under a pattern that admits no space and no comma (images):
+    the list reads unambiguously, carries no sentence, and cut short an added image would go unseen."""
+    items = param.constraints.get("items", {})
+    pattern = items.get("pattern")
+    if param.type != "array" or not isinstance(pattern, str):
+        return False
+    item = Param(param.name, "string", True, "", constraints=items)
+    return all(
+        not any(c.isspace() or c == "," for c in i) and check_value(item, i)[0] is None
+        for i in text.split(", ")
     )
 
 

@@ -1,10 +1,11 @@
-"""Woodpecker's widening rules: the nine conditional tools ask only in the direction that widens reach."""
+"""Woodpecker's widening rules: the eleven conditional tools ask only in the direction that widens reach."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from domain.guard.policy import WideningRule
+from domain.woodpecker.reads import absent
 
 # Reason ids: short, stable, and safe to show (they are ours, never Woodpecker's text).
 SCOPE_INSTANCE = "scope_instance"
@@ -28,6 +29,9 @@ RESTARTS_DECLINED = "restarts_declined"
 RESTARTS_UNAPPROVED = "restarts_unapproved"
 REACTIVATES = "reactivates"
 UNKNOWN_RECORD = "unknown_record"
+SHADOWS_ORGANIZATION_SECRET = "shadows_organization_secret"  # noqa: S105 - a reason id, not a secret
+SHADOWS_GLOBAL_SECRET = "shadows_global_secret"  # noqa: S105 - a reason id, not a secret
+UNDRAINS_AGENT = "undrains_agent"
 
 # Strictest last. A stored value not in this list counts as the strictest (fail closed).
 REQUIRE_APPROVAL_ORDER = ("none", "forks", "pull_requests", "all_events")
@@ -315,6 +319,57 @@ class PullRequestEvents:
         return frozenset()
 
 
+# The levels a secret of each scope takes precedence over (repository < organization < global), each
+# with the key of its probe in `current` and the reason it gives. An unrecognised scope: every level.
+_WIDER_SECRETS: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "repository": (("organization", SHADOWS_ORGANIZATION_SECRET), ("global", SHADOWS_GLOBAL_SECRET)),
+    "organization": (("global", SHADOWS_GLOBAL_SECRET),),
+    "global": (),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequestEventsOrShadows:
+    """create_secret: the new secret reaches pull-request pipelines (PullRequestEvents), or a secret of
+    its name exists at a wider level, which pipelines of this repository or organization then no longer get:
+    this one replaces it for them, unasked (guard.md §1c).
+
+    `current` holds one probe per wider level ("organization": the repository's organization's secret
+    of that name, "global": the global one; domain/woodpecker/reads.py). Only a clear 404 says there is
+    none; a key left out (a 403, a 5xx, an unreadable repository) counts as one that exists.
+    """
+
+    def needs_current(self, args: Mapping[str, Any]) -> bool:
+        return args.get("scope") != "global"
+
+    def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+        found = set(PullRequestEvents().reasons(args, current))
+        wider = _WIDER_SECRETS.get(str(args.get("scope")), _WIDER_SECRETS["repository"])
+        found.update(reason for key, reason in wider if not absent(current, key))
+        return frozenset(found)
+
+
+@dataclass(frozen=True, slots=True)
+class Undrains:
+    """update_agent: no_schedule turned false on an agent that has it true puts a drained agent back to
+    taking workflows, with their secrets (create_agent always asks for the same reach).
+
+    `current` is {"agent": <the stored agent>}. Unread, unreadable, another agent's record, or a stored
+    no_schedule that is not plainly false: counted as drained (fail closed).
+    """
+
+    def needs_current(self, args: Mapping[str, Any]) -> bool:
+        return "no_schedule" in args and args["no_schedule"] is not True
+
+    def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+        if "no_schedule" not in args or args["no_schedule"] is True:
+            return frozenset()
+        agent = current.get("agent") if current is not None else None
+        if not isinstance(agent, Mapping) or _another(agent, "id", args.get("agent_id")):
+            return frozenset({UNDRAINS_AGENT})
+        return frozenset() if agent.get("no_schedule") is False else frozenset({UNDRAINS_AGENT})
+
+
 WOODPECKER_RULES: Mapping[str, WideningRule] = {
     "scope_instance": ScopeInstance(),
     "grants_admin": GrantsAdmin(),
@@ -324,5 +379,6 @@ WOODPECKER_RULES: Mapping[str, WideningRule] = {
     "silences_server": SilencesServer(),
     "bypasses_approval": BypassesApproval(),
     "reactivates": Reactivates(),
-    "pull_request_events": PullRequestEvents(),
+    "pull_request_events_or_shadows": PullRequestEventsOrShadows(),
+    "undrains": Undrains(),
 }

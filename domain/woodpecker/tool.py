@@ -14,12 +14,18 @@ from domain.woodpecker.answers import Answer
 from domain.woodpecker.asking import Builder
 
 if TYPE_CHECKING:  # requests reads the declarations, so these are imported for the types only
-    from domain.woodpecker.plans import Plan
+    from typing import TypeAlias
+
+    from domain.woodpecker.plans import FindInPages, Plan
+    from domain.woodpecker.reads import Probe
     from domain.woodpecker.requests import Request
 
+    GuardRead: TypeAlias = Request | Probe | FindInPages
+
 # The read a conditional guard compares against, or None when no comparing field is present.
-# A mapping names several reads; the guard then gets one object with each answer under its key.
-CurrentReads = Callable[[Mapping[str, Any]], "Request | Mapping[str, Request] | None"]
+# A mapping names several reads; the guard then gets one object with each answer under its key
+# (a Probe or a FindInPages among them: domain/woodpecker/reads.py).
+CurrentReads = Callable[[Mapping[str, Any]], "Request | Mapping[str, GuardRead] | None"]
 # What a tool's quirks add to the hint for a failure of a kind: a sentence, or one worked out from
 # the arguments and Woodpecker's error detail.
 Hint = str | Callable[[Mapping[str, Any], str | None], str | None]

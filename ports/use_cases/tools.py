@@ -20,6 +20,7 @@ from domain.woodpecker.plans import (
     StepLogSearch,
     WaitForPipeline,
 )
+from domain.woodpecker.reads import ABSENT, Probe
 from domain.woodpecker.requests import Request
 from domain.woodpecker.tool import woodpecker
 from ports.clock import Clock
@@ -49,6 +50,9 @@ from ports.woodpecker import (
     WoodpeckerGateway,
     failed,
 )
+
+# What a probe that could not tell answers (its key is then left out of the guard's object).
+_UNREAD = object()
 
 _KINDS: tuple[tuple[type[WoodpeckerError], str], ...] = (
     (NotConfigured, "not_configured"),
@@ -163,7 +167,32 @@ class ToolRunner:
             raise NotConfigured(setup)
         if isinstance(planned, Request):
             return await self._object(planned, cred, "current object")
-        return {key: (await self._send(read, cred)).data for key, read in planned.items()}
+        answers: dict[str, Any] = {}
+        for key, read in planned.items():
+            if isinstance(read, Probe):
+                found = await self._probe(read, call.args, answers, cred)
+                if found is not _UNREAD:
+                    answers[key] = found
+            elif isinstance(read, FindInPages):
+                answers[key] = await self._find(read, dict(call.args), cred)
+            else:
+                answers[key] = (await self._send(read, cred)).data
+        return answers
+
+    async def _probe(
+        self, probe: Probe, args: Mapping[str, Any], answers: Mapping[str, Any], cred: Credential | None
+    ) -> Any:
+        """A probe's answer: the data, ABSENT on a clear 404, _UNREAD on any other failure or when
+        there is nothing to read (the rule then counts the object as there: fail closed)."""
+        planned = probe.request(args, answers)
+        if planned is None:
+            return _UNREAD
+        try:
+            return (await self._send(planned, cred)).data
+        except NotFound:
+            return ABSENT
+        except WoodpeckerError:
+            return _UNREAD
 
     async def run(
         self,

@@ -15,7 +15,38 @@ def shared() -> dict[str, dict]:
     # guard.md §1b: the product's catalogue is catalogue.json with these entries replaced whole.
     replaced = {t["name"]: t for t in json.loads(CATALOGUE_BEYOND.read_text())["tools"]}
     assert set(replaced) <= set(tools)
-    return {name: replaced.get(name, tool) for name, tool in tools.items()}
+    combined = {name: replaced.get(name, tool) for name, tool in tools.items()}
+    # guard.md §1c, which the vendored catalogues predate: these guards, and the token argument of a
+    # tool that asks now, replace the entries' own (ADR 0044).
+    for name, guard in GUARDS_1C.items():
+        entry = combined[name] = dict(combined[name], guard=guard)
+        if not any(p["name"] == "confirm_token" for p in entry["params"]):
+            token = next(p for p in combined["update_registry"]["params"] if p["name"] == "confirm_token")
+            entry["params"] = [*entry["params"], token]
+    return combined
+
+
+_SCOPED = ["scope", "repo_id", "org_id"]
+GUARDS_1C: dict[str, dict] = {
+    "create_secret": {
+        "when": "pull_request_events_or_shadows",
+        "targets": [*_SCOPED, "name"],
+        "body_bound": True,
+        "needs_current_state": True,
+    },
+    "create_registry": {
+        "when": "new_password",
+        "targets": [*_SCOPED, "address"],
+        "body_bound": True,
+        "needs_current_state": False,
+    },
+    "update_agent": {
+        "when": "undrains",
+        "targets": ["agent_id", "org_id"],
+        "body_bound": True,
+        "needs_current_state": True,
+    },
+}
 
 
 # The documented additions beyond the shared catalogue, by name: anything else that differs from it fails.
@@ -35,14 +66,14 @@ def test_counts_are_the_products_contract() -> None:
     assert len(tools) == 76 and len(SHARED_TOOLS) == 71
     assert sum(t.kind == "read" for t in tools) == 39
     assert sum(t.kind == "write" for t in tools) == 37
-    assert sum(t.guarded for t in tools) == 28
+    assert sum(t.guarded for t in tools) == 30
     assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 19
     assert sum(t.essential for t in tools) == 8
 
 
 def test_the_combined_shared_catalogue_has_the_same_counts(shared: dict[str, dict]) -> None:
     guarded = [t for t in shared.values() if t["guard"]]
-    assert len(guarded) == 28
+    assert len(guarded) == 30
     assert sum(t["guard"]["when"] == "always" for t in guarded) == 19
 
 
@@ -129,7 +160,9 @@ ASKS_WHEN = {
     "update_repository": ("trusted_*", "require_approval", "visibility", "allow_deploy", "allow_pr"),
     "restart_pipeline": ("event=deployment", "declined", "approval"),
     "activate_repository": ("already holds a record",),
-    "create_secret": ("pull-request event",),
+    "create_secret": ("pull-request event", "wider level"),
+    "create_registry": ("password",),
+    "update_agent": ("drained",),
     "update_secret": ("new value", "pull-request event", "image list"),
     "update_registry": ("password",),
     "update_user": ("admin=true",),

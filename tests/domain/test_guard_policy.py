@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from domain.guard.policy import ALWAYS, NO_RULE, Decision, covers, decide, needs_current
 from domain.tools import GuardRule, ToolSpec
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.reads import ABSENT
 from domain.woodpecker.rules import WOODPECKER_RULES
 from tests.domain._guard_strategies import GUARDED, tool_and_arguments
 
@@ -76,7 +77,23 @@ def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | 
     if tool == "update_user":
         return args.get("admin") is True
     if tool == "create_secret":
-        return bool(set(args["events"]) & PR_EVENTS)
+        # guard.md §1c: also when a wider level may hold that name; only a clear 404 (ABSENT) says not.
+        wider = {"repository": ["organization", "global"], "organization": ["global"]}.get(args["scope"], [])
+        shadows = any(current is None or current.get(level) is not ABSENT for level in wider)
+        return bool(set(args["events"]) & PR_EVENTS) or shadows
+    if tool == "create_registry":
+        return True  # its password is required, and a password asks
+    if tool == "update_agent":
+        # guard.md §1c: no_schedule turning false on an agent that is drained, or not read as undrained.
+        if args.get("no_schedule") is not False:
+            return False
+        agent = None if current is None else current.get("agent")
+        undrained = (
+            isinstance(agent, dict)
+            and agent.get("no_schedule") is False
+            and agent.get("id") in (None, args["agent_id"])
+        )
+        return not undrained
     if tool == "restart_pipeline":
         if args.get("event") == "deployment":
             return True
@@ -200,6 +217,31 @@ LISTED = st.fixed_dictionaries(
 ACTIVATE_CURRENT = st.none() | st.fixed_dictionaries({"repos": st.lists(LISTED, max_size=4)})
 
 
+# What the probes of a repository's or organization's new secret answered (domain/woodpecker/reads.py):
+# ABSENT for a 404, the stored secret (or anything a hostile server sends), or left out for a failed read.
+PROBED = st.sampled_from([ABSENT, None, "ABSENT", {}, {"name": "npm_token"}, [], 0])
+SHADOW_CURRENT = st.none() | st.fixed_dictionaries(
+    {},
+    optional={
+        "repo": st.fixed_dictionaries({"id": st.sampled_from([1, 2]), "org_id": st.just(4)}),
+        "organization": PROBED,
+        "global": PROBED,
+    },
+)
+AGENT_CURRENT = st.none() | st.fixed_dictionaries(
+    {},
+    optional={
+        "agent": st.none()
+        | st.text(max_size=3)
+        | st.fixed_dictionaries(
+            {},
+            optional={
+                "id": st.sampled_from([1, 3, 9]),
+                "no_schedule": st.booleans() | st.none() | st.sampled_from(["false", 0, "true"]),
+            },
+        )
+    },
+)
 OTHER_CURRENT = st.none() | st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
 
 
@@ -212,6 +254,10 @@ def current_for(tool: ToolSpec) -> st.SearchStrategy[Mapping[str, Any] | None]:
         return REPO_CURRENT
     if tool.name == "update_secret":
         return SECRET_CURRENT
+    if tool.name == "create_secret":
+        return SHADOW_CURRENT
+    if tool.name == "update_agent":
+        return AGENT_CURRENT
     return OTHER_CURRENT
 
 
@@ -253,8 +299,8 @@ def test_an_always_guarded_tool_asks_with_the_reason_always(
     assert decide(tool, args, None, WOODPECKER_RULES) == Decision(ask=True, reasons=frozenset({ALWAYS}))
 
 
-def test_twenty_eight_tools_are_guarded_of_which_nineteen_always_ask() -> None:
-    assert len(GUARDED) == 28
+def test_thirty_tools_are_guarded_of_which_nineteen_always_ask() -> None:
+    assert len(GUARDED) == 30
     assert {t.name for t in GUARDED if t.guard is not None and t.guard.always} == ALWAYS_ASKS
     assert {t.guard.when for t in GUARDED if t.guard is not None and not t.guard.always} == set(
         WOODPECKER_RULES
@@ -278,6 +324,8 @@ def test_the_stored_object_is_needed_only_when_a_comparing_field_is_present(
         or (tool.name == "update_secret" and bool({"events", "images"} & set(args)))
         or (tool.name == "restart_pipeline" and args.get("event") != "deployment")
         or tool.name == "activate_repository"
+        or (tool.name == "create_secret" and args["scope"] != "global")
+        or (tool.name == "update_agent" and args.get("no_schedule") is False)
     )
     assert needs_current(tool, args, WOODPECKER_RULES) == expected
 
@@ -617,3 +665,60 @@ def test_an_update_of_a_secret_that_reaches_more_asks(args: dict[str, Any], curr
     )
     if widens:
         assert decide(UPDATE_SECRET, args, current, WOODPECKER_RULES).ask, (args, current)
+
+
+CREATE_SECRET = WOODPECKER_TOOLS.get("create_secret")
+UPDATE_AGENT = WOODPECKER_TOOLS.get("update_agent")
+# Whatever a probe may hold that is not ABSENT: a secret, a hostile 2xx body, a failed read (key left out).
+NOT_ABSENT = st.sampled_from(["missing", None, {}, {"name": "x"}, "ABSENT", [], 404])
+
+
+@given(
+    st.sampled_from(["repository", "organization"]),
+    st.sampled_from(["organization", "global"]),
+    NOT_ABSENT,
+)
+def test_a_wider_level_counts_as_holding_the_name_unless_it_clearly_answered_404(
+    scope: str, level: str, probed: object
+) -> None:
+    # guard.md §1c, fail closed: a 403, a 5xx, a timeout or an odd body at one level asks for that level.
+    args = {"scope": scope, "name": "K", "value": "v", "events": ["push"], "repo_id": 1, "org_id": 4}
+    current: dict[str, Any] = {"organization": ABSENT, "global": ABSENT}
+    if probed == "missing":
+        del current[level]
+    else:
+        current[level] = probed
+    wider = {"repository": {"organization", "global"}, "organization": {"global"}}[scope]
+    reasons = decide(CREATE_SECRET, args, current, WOODPECKER_RULES).reasons
+    assert reasons == ({f"shadows_{level}_secret"} if level in wider else set())
+    assert decide(CREATE_SECRET, args, None, WOODPECKER_RULES).reasons == {
+        f"shadows_{w}_secret" for w in wider
+    }
+
+
+@given(
+    st.none()
+    | st.fixed_dictionaries({}, optional={"agent": st.none() | st.booleans() | st.text(max_size=3)})
+    | st.fixed_dictionaries(
+        {
+            "agent": st.fixed_dictionaries(
+                {},
+                optional={
+                    "id": st.integers(0, 9),
+                    "no_schedule": st.none() | st.booleans() | st.text(max_size=3) | st.integers(),
+                },
+            )
+        }
+    )
+)
+def test_an_agent_not_read_as_plainly_in_service_counts_as_drained(current: Any) -> None:
+    args = {"agent_id": 3, "no_schedule": False}
+    agent = (current or {}).get("agent")
+    in_service = (
+        isinstance(agent, dict) and agent.get("no_schedule") is False and agent.get("id") in (None, 3)
+    )
+    assert decide(UPDATE_AGENT, args, current, WOODPECKER_RULES).ask is not in_service
+    # Draining, or leaving no_schedule alone, never asks and never reads.
+    for harmless in ({"agent_id": 3, "no_schedule": True}, {"agent_id": 3, "name": "n"}):
+        assert not needs_current(UPDATE_AGENT, harmless, WOODPECKER_RULES)
+        assert not decide(UPDATE_AGENT, harmless, current, WOODPECKER_RULES).ask

@@ -42,6 +42,11 @@ LABELLED_FIELDS = {
     "events",
     "forge_remote_id",
     "deploy_to",
+    "note",
+    "email",
+    "config_file",
+    "client",
+    "username",
 }
 LABELS = (
     "New owner/name: ",
@@ -58,18 +63,16 @@ LABELS = (
     "New type: ",
     "New url: ",
     "New oauth_host: ",
+    "New note: ",
+    "New email: ",
+    "New config_file: ",
+    "New client: ",
+    "New username: ",
+    "New name: ",
 )
-# Fields that are never shown: secrets and free text.
-HIDDEN_STRING_FIELDS = (
-    "value",
-    "password",
-    "oauth_client_secret",
-    "note",
-    "email",
-    "config_file",
-    "client",
-    "username",
-)
+# Fields that are never shown: secrets (guard.md §1c). Free text the caller chose is shown, flattened
+# and cut, on its labelled line (LABELLED_FIELDS).
+HIDDEN_STRING_FIELDS = ("value", "password", "oauth_client_secret")
 
 
 def hostile_current() -> st.SearchStrategy[dict[str, Any]]:
@@ -104,9 +107,6 @@ def hostile_call(draw: st.DrawFn) -> tuple[ToolSpec, dict[str, Any], dict[str, A
         if field in args or draw(st.booleans()):
             planted.append(draw(HOSTILE))
             args[field] = planted[-1]
-    if "images" in args:
-        args["images"] = draw(st.lists(HOSTILE, max_size=2))
-        planted.extend(args["images"])
     current = draw(HOSTILE_CURRENT)
     for value in current.values():
         planted.extend(value if isinstance(value, list) else [value])

@@ -93,7 +93,7 @@ def test_the_path_parameters_are_the_string_arguments_a_path_names() -> None:
     found = {t.name: requests.path_params(t) for t in WOODPECKER_TOOLS if requests.path_params(t)}
     assert found == {
         "lookup_repository": ("full_name",),
-        **dict.fromkeys(("get_secret", "update_secret", "delete_secret"), ("name",)),
+        **dict.fromkeys(("get_secret", "create_secret", "update_secret", "delete_secret"), ("name",)),
         **dict.fromkeys(("get_registry", "update_registry", "delete_registry"), ("address",)),
         "lookup_organization": ("name",),
         **dict.fromkeys(("get_user", "create_user", "update_user", "delete_user"), ("login",)),

@@ -49,6 +49,15 @@ WIDENING: dict[str, dict[str, Any]] = {
         "events": ["push", "pull_request"],
     },
     "create_agent": {"name": "runner-9"},
+    # guard.md §1c
+    "create_registry": {  # docker.io is also a login of organization 4, which repository 1 belongs to
+        "scope": "repository",
+        "repo_id": 1,
+        "address": "docker.io",
+        "username": "web-ci",
+        "password": "fresh",
+    },
+    "update_agent": {"agent_id": 3, "no_schedule": False},  # acme-runner: drained
     "create_forge": {
         "type": "gitea",
         "url": "https://gitea.example.org",
@@ -79,7 +88,10 @@ HARMLESS: dict[str, dict[str, Any]] = {
     },
     "update_user": {"login": "bob", "forge_id": 1, "email": "bob@new.example.org"},
     "set_log_level": {"level": "debug"},
+    "update_agent": {"agent_id": 1, "no_schedule": False},  # runner-amd64-1: takes work already
 }
+# Conditional tools without a harmless direction: create_registry's password is required, and a password asks.
+NO_HARMLESS = frozenset({"create_registry"})
 
 # Writes one approved call makes. create_user with admin creates the account, then grants admin
 # (Woodpecker's create ignores the flag), so two.

@@ -55,7 +55,7 @@ def assert_tools_match_the_catalogue(tools: list[Any]) -> None:
 async def test_over_stdio_the_tools_match_the_catalogue_and_every_guarded_tool_asks(
     sandbox: Sandbox, mode: str
 ) -> None:
-    # The full matrix (28 tools x 4 answers) against the real server process; test_guard_matrix
+    # The full matrix (30 tools x 4 answers) against the real server process; test_guard_matrix
     # runs the same matrix over HTTP.
     person = Person()
     with anyio.fail_after(90):

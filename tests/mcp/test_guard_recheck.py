@@ -9,6 +9,7 @@ import pytest
 from mcp import Client
 from mcp.client import ClientRequestContext
 
+from sandbox.models import Secret
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import Person, elicit_result, harness_for
 
@@ -43,6 +44,24 @@ def clear_the_review(sandbox: Sandbox) -> None:
                 pipeline.reviewed_by = ""
 
 
+# A repository secret for pull requests, named like no wider secret yet: only the pull-request event is asked.
+PR_SECRET = {
+    "scope": "repository",
+    "repo_id": 1,
+    "name": "gh_token",
+    "value": "fresh",
+    "events": ["push", "pull_request"],
+}
+
+
+def add_an_organization_secret_of_that_name(sandbox: Sandbox) -> None:
+    # guard.md §1c: organization acme (repository 1's) now has gh_token, which the new secret would shadow.
+    with sandbox.state.lock:
+        sandbox.world.secrets[99] = Secret(
+            99, 4, 0, "gh_token", value="org", events=["push"], images=[], note=""
+        )
+
+
 def prepare(sandbox: Sandbox) -> None:
     with sandbox.state.lock:
         sandbox.world.repos[1].require_approval = "all_events"
@@ -70,6 +89,7 @@ CASES = [
     ("update_repository", LOWER, make_private, "public"),
     ("update_secret", ROTATE, drop_pull_request_event, "pull_request"),
     ("restart_pipeline", {"repo_id": 1, "number": 7}, clear_the_review, "approve_pipeline"),
+    ("create_secret", PR_SECRET, add_an_organization_secret_of_that_name, "instead of the organization's"),
 ]
 
 

@@ -63,7 +63,10 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
         "create_forge",
         {"type": "gitea", "url": "https://b.example.org", "client": "c", "oauth_client_secret": "s"},
     ),
-    # The rest of the 28, in pairs whose targets never meet, so each call stays one request however
+    # guard.md §1c: a registry login's password is required, so every create asks.
+    ("create_registry", {"scope": "global", "address": "r.example.org", "username": "u", "password": "p"}),
+    ("create_registry", {"scope": "global", "address": "r.example.org", "username": "v", "password": "p"}),
+    # The rest of the 30, in pairs whose targets never meet, so each call stays one request however
     # the steps are ordered (a delete takes away nothing another call reads first).
     ("repair_repository", {"scope": "instance"}),
     ("move_repository", {"repo_id": 3, "to": "umbrella/infra2"}),
@@ -84,8 +87,10 @@ CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("update_forge", {"forge_id": 1, "url": "https://forge2.example.org"}),
     ("delete_forge", {"forge_id": 9}),
 )
-# Every guarded tool is in the sequences.
-assert len({tool for tool, _ in CALLS}) == 28 and len(CALLS) % 2 == 0
+# Every guarded tool is in the sequences but update_agent: it asks only while its agent is drained, so
+# after one yes the same call no longer asks, which this machine's model (every call asks) cannot hold;
+# tests/mcp/test_guard_beyond.py covers it on every path.
+assert len({tool for tool, _ in CALLS}) == 29 and len(CALLS) % 2 == 0
 # Guarded calls whose path argument is a dot or empty segment: refused before any question, on every
 # channel, whatever the person would answer (on the wire each would reach the repository or org).
 DOT_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (

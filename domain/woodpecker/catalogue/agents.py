@@ -16,8 +16,9 @@ from domain.tools import (
     Source,
     ToolSpec,
 )
+from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, Listed, One
-from domain.woodpecker.asking import Ask
+from domain.woodpecker.asking import Ask, because
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     PAGING,
@@ -144,6 +145,18 @@ _READ_MERGE_WRITE = Calls(
     )
 )
 
+
+def _stored_agent(args: Args) -> Mapping[str, Request | FindInPages] | None:
+    """The stored agent, when no_schedule is false (the guard asks if it is drained now): the
+    instance's by id, an organization's found in its list (the plan's own read)."""
+    if args.get("no_schedule") is not False:
+        return None
+    if "org_id" in args:
+        find = next(s for s in _READ_MERGE_WRITE.steps if isinstance(s, FindInPages))
+        return {"agent": find}
+    return {"agent": Request("GET", f"/api/agents/{segment(args['agent_id'])}")}
+
+
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "list_agents",
@@ -250,7 +263,20 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_DESTRUCTIVE,
         admin="instance_scope",
         admin_when="org_id omitted",
-        description=("Renames an agent or sets no_schedule. Without org_id: instance admin."),
+        guard=GuardRule(
+            when="undrains",
+            condition=(
+                "Asks when no_schedule is false and the stored agent has it true (or could not be "
+                "read as false): a drained agent takes workflows again."
+            ),
+            targets=("agent_id", "org_id"),
+            body_bound=True,
+            needs_current_state=True,
+        ),
+        description=(
+            "Renames an agent or sets no_schedule. Without org_id: instance admin. Asks a person"
+            " before a drained agent takes work again."
+        ),
         params=(
             _AGENT_ID,
             _AGENT_ORG_ID,
@@ -259,9 +285,10 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "no_schedule",
                 "boolean",
                 False,
-                "true: no new work.",
+                "true: no new work; false on a drained agent asks.",
             ),
             _CUSTOM_LABELS,
+            CONFIRM_TOKEN,
         ),
         endpoints=(
             Endpoint(
@@ -296,6 +323,19 @@ TOOLS: tuple[ToolSpec, ...] = (
             "A call with nothing to change is an error.",
         ),
         answer=One("agent", "Updated agent {id}."),
+        question=Ask(
+            "This will change agent {agent_id}{agent_owner}.",
+            when=(
+                because(
+                    r.UNDRAINS_AGENT,
+                    "The agent is drained (no_schedule), or this server could not read it: it takes "
+                    "workflows again, with their secrets, from every repository it serves.",
+                ),
+            ),
+            fields=True,
+        ),
+        why="A drained agent takes workflows with their secrets again.",
+        current=_stored_agent,
         changes=("name", "no_schedule"),
         unsupported=("custom_labels", "an agent's labels come from WOODPECKER_AGENT_LABELS on its host"),
         plan=_READ_MERGE_WRITE,

@@ -3,7 +3,7 @@
 from domain.tools import Arg, GuardRule, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, Listed, One
-from domain.woodpecker.asking import Ask, because
+from domain.woodpecker.asking import Ask, because, given
 from domain.woodpecker.catalogue.common import (
     AT_SCOPE,
     CONFIRM_TOKEN,
@@ -79,9 +79,19 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_ADDS,
         admin="instance_scope",
         admin_when="scope=global",
+        guard=GuardRule(
+            when="new_password",
+            condition=(
+                "Asks whenever password is passed, as update_registry does; password is required "
+                "here, so every call asks."
+            ),
+            targets=("scope", "repo_id", "org_id", "address"),
+            body_bound=True,
+            needs_current_state=False,
+        ),
         description=(
             "Stores a registry login for pulling private images; the password is "
-            "never returned. Global: instance admin."
+            "never returned. Global: instance admin. Always asks a person (a password)."
         ),
         params=(
             *AT_SCOPE,
@@ -97,10 +107,11 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "password",
                 "string",
                 True,
-                "",
+                "Asks a person.",
                 constraints={"minLength": 1, "maxLength": 100000},
                 sensitive=True,
             ),
+            CONFIRM_TOKEN,
         ),
         endpoints=at_each_level(
             "POST",
@@ -115,6 +126,26 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Validation answers 422 at organization level and 400 at global level.",
         ),
         answer=One("registry", "Created registry {address} at {scope_text}."),
+        question=Ask(
+            "This will store a login for {registry}.",
+            lines=(("Registry address", "address"),),
+            when=(
+                because(
+                    r.NEW_PASSWORD,
+                    "It stores a password (not shown here) that nobody can read back; pipelines pull "
+                    "private images with this login.",
+                ),
+                # Not read, so said whatever the wider levels hold: the call asks anyway (its password),
+                # and a read would change no decision, only this sentence (ADR 0044).
+                given(
+                    lambda args: args.get("scope") != "global",
+                    "Pipelines pull with the login nearest to them: if a wider level (the organization, "
+                    "the instance) holds one for this address, pipelines here use this one instead.",
+                ),
+            ),
+            fields=True,
+        ),
+        why="Pipelines pull with a password nobody can read back, instead of a wider login for that address.",
     ),
     write_tool(
         "update_registry",

@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from domain.tools import Arg, GuardRule, Param, ToolSpec
+from domain.tools import Arg, Endpoint, GuardRule, Is, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, Listed, One
 from domain.woodpecker.asking import Ask, because
@@ -20,7 +20,8 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
-from domain.woodpecker.requests import Request, scoped
+from domain.woodpecker.reads import Probe
+from domain.woodpecker.requests import Request, scoped, segment
 
 _SECRET_EVENTS_RULES: Mapping[str, Any] = {
     "items": {"enum": list(EVENTS)},
@@ -29,8 +30,16 @@ _SECRET_EVENTS_RULES: Mapping[str, Any] = {
     "uniqueItems": True,
 }
 
+# An image reference as Woodpecker's secret validation reads one (server/model/secret.go), with ASCII
+# classes (Go's \w): [host[:port]/][path/]name[:tag][@sha256:digest]. No space, comma or control can
+# pass, so a question shows every image whole (guard.md §1c) and a list of them reads unambiguously.
+IMAGE_PATTERN = (
+    r"^([A-Za-z0-9_.-]+(:[0-9]+)?/)?([A-Za-z0-9_.-][A-Za-z0-9_./-]*/)?([A-Za-z0-9_.-]+)"
+    r"(:[A-Za-z0-9_-]+)?(@sha256:[a-f0-9]{64})?$"
+)
+
 _IMAGES_RULES: Mapping[str, Any] = {
-    "items": {"type": "string", "minLength": 1, "maxLength": 200},
+    "items": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": IMAGE_PATTERN},
     "maxItems": 50,
 }
 
@@ -47,6 +56,40 @@ def _secret_before_update(args: Mapping[str, Any]) -> Request | None:
     """The stored secret, when events or images is passed (the guard compares the lists)."""
     if "events" in args or "images" in args:
         return Request("GET", scoped("secrets", args, "name"))
+    return None
+
+
+def _global_secret(args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request:
+    return Request("GET", f"/api/secrets/{segment(args['name'])}")
+
+
+def _repository(args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request:
+    return Request("GET", f"/api/repos/{segment(args['repo_id'])}")
+
+
+def _organization_secret(args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request | None:
+    """The secret of that name of the repository's organization; None (nothing to read, so it counts
+    as existing) when the repository read gave no usable org_id or answered for another repository."""
+    repo = answers.get("repo")
+    if not isinstance(repo, Mapping) or repo.get("id") != args["repo_id"]:
+        return None
+    org_id = repo.get("org_id")
+    if not isinstance(org_id, int) or isinstance(org_id, bool) or org_id < 1:
+        return None
+    return Request("GET", f"/api/orgs/{segment(org_id)}/secrets/{segment(args['name'])}")
+
+
+def _wider_secrets(args: Mapping[str, Any]) -> Mapping[str, Probe] | None:
+    """One read per wider level (repository < organization < global) for a secret of the new one's name:
+    a repository's organization is read from the repository first. A global secret has none wider."""
+    if args.get("scope") == "repository":
+        return {
+            "repo": Probe(_repository),
+            "organization": Probe(_organization_secret),
+            "global": Probe(_global_secret),
+        }
+    if args.get("scope") == "organization":
+        return {"global": Probe(_global_secret)}
     return None
 
 
@@ -85,18 +128,23 @@ TOOLS: tuple[ToolSpec, ...] = (
         "create_secret",
         group="secrets",
         guard=GuardRule(
-            when="pull_request_events",
-            condition="Asks when events includes pull_request, pull_request_closed or pull_request_metadata.",
+            when="pull_request_events_or_shadows",
+            condition=(
+                "Asks when events includes pull_request, pull_request_closed or pull_request_metadata, "
+                "and when a secret of that name exists at a wider level (repository < organization < "
+                "global): it then replaces that one for these pipelines. One read per wider level; a "
+                "read that fails other than with 404 counts as an existing secret."
+            ),
             targets=("scope", "repo_id", "org_id", "name"),
             body_bound=True,
-            needs_current_state=False,
+            needs_current_state=True,
         ),
         annotations=WRITE_ADDS,
         admin="instance_scope",
         admin_when="scope=global",
         description=(
             "Stores a secret; its value is never returned. Asks a person if events "
-            "has a pull-request event. Global: instance admin."
+            "has a pull-request event or the name is taken at a wider level. Global: instance admin."
         ),
         params=(
             *AT_SCOPE,
@@ -132,16 +180,42 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             CONFIRM_TOKEN,
         ),
-        endpoints=at_each_level(
-            "POST",
-            "/secrets",
-            body={
-                "name": Arg("name"),
-                "value": Arg("value"),
-                "events": Arg("events"),
-                "images": Arg("images"),
-                "note": Arg("note"),
-            },
+        endpoints=(
+            Endpoint(
+                "GET",
+                "/api/repos/{repo_id}",
+                when=Is("scope", "repository"),
+                step="before the create (the repository's organization)",
+            ),
+            Endpoint(
+                "GET",
+                "/api/orgs/{org_id}/secrets/{name}",
+                when=Is("scope", "repository"),
+                step="before the create (org_id: the repository's; a secret the new one would shadow)",
+            ),
+            Endpoint(
+                "GET",
+                "/api/secrets/{name}",
+                when=Is("scope", "repository"),
+                step="before the create (a global secret the new one would shadow)",
+            ),
+            Endpoint(
+                "GET",
+                "/api/secrets/{name}",
+                when=Is("scope", "organization"),
+                step="before the create (a global secret the new one would shadow)",
+            ),
+            *at_each_level(
+                "POST",
+                "/secrets",
+                body={
+                    "name": Arg("name"),
+                    "value": Arg("value"),
+                    "events": Arg("events"),
+                    "images": Arg("images"),
+                    "note": Arg("note"),
+                },
+            ),
         ),
         notes=(
             (
@@ -149,6 +223,12 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "every level; an existing name answers 500, not 409."
             ),
             "Answers 200 with the secret, value stripped.",
+            (
+                "Pipelines get a repository's secret over an organization's of the same name, and an "
+                "organization's over a global one: a new secret at a narrower level replaces the wider "
+                "one for them. Only a 404 says the wider level has none (an organization's secrets "
+                "need organization admin: without it, the read fails and the call asks)."
+            ),
         ),
         answer=One("secret", "Created secret {name} at {scope_text}."),
         question=Ask(
@@ -159,10 +239,24 @@ TOOLS: tuple[ToolSpec, ...] = (
                     r.ADDS_PULL_REQUEST_EVENT,
                     "It makes the secret available to pull-request pipelines, whose code can come from a fork.",
                 ),
+                because(
+                    r.SHADOWS_ORGANIZATION_SECRET,
+                    "The organization has a secret of this name, or this server could not check: pipelines "
+                    "of this repository would get this new value instead of the organization's.",
+                ),
+                because(
+                    r.SHADOWS_GLOBAL_SECRET,
+                    "There is a global secret of this name, or this server could not check: pipelines "
+                    "here would get this new value instead of the global one.",
+                ),
             ),
             fields=True,
         ),
-        why="Pull-request code can come from a fork, and would see the secret.",
+        why=(
+            "Pull-request code can come from a fork, and would see the secret; a secret named like a "
+            "wider one replaces it for these pipelines."
+        ),
+        current=_wider_secrets,
     ),
     write_tool(
         "update_secret",
@@ -260,9 +354,9 @@ TOOLS: tuple[ToolSpec, ...] = (
                 ),
                 because(
                     r.ADDS_IMAGE,
-                    # The images are not listed: a name copied from a pipeline or a registry could speak
-                    # to the person. The call's own images argument says which.
-                    "It adds an image the secret is not limited to now (see the call's images argument), "
+                    # The images are listed whole on the "New images" line: each is an image reference
+                    # (IMAGE_PATTERN), which carries no sentence.
+                    "It adds an image the secret is not limited to now (the new list is above), "
                     "so steps running that image, a plugin included, can read the secret.",
                 ),
             ),
