@@ -316,14 +316,24 @@ _EMPTY_INPUT: dict[str, Any] = {"type": "object", "properties": {}, "additionalP
 
 
 def _account_tool(
-    name: str, title: str, description: str, output: dict[str, Any], *, read_only: bool
+    name: str,
+    title: str,
+    description: str,
+    output: dict[str, Any],
+    *,
+    read_only: bool,
+    optional: tuple[str, ...] = (),
 ) -> types.Tool:
     return types.Tool(
         name=name,
         title=title,
         description=description,
         input_schema=_EMPTY_INPUT,
-        output_schema={"type": "object", "properties": output, "required": list(output)},
+        output_schema={
+            "type": "object",
+            "properties": output,
+            "required": [key for key in output if key not in optional],
+        },
         annotations=types.ToolAnnotations(
             title=title,
             read_only_hint=read_only,
@@ -343,10 +353,12 @@ ACCOUNT_TOOLS = [
         "get_current_user says who Woodpecker thinks you are now.",
         {
             "linked": {"type": "boolean"},
-            "woodpecker_login": {"type": ["string", "null"]},
-            "linked_at": {"type": ["string", "null"], "description": "ISO 8601, UTC"},
+            "woodpecker_login": {"type": "string", "description": "Absent when nothing is linked."},
+            "linked_at": {"type": "string", "description": "ISO 8601, UTC; absent when nothing is linked"},
         },
         read_only=True,
+        # One type per property (docs/adr/0051): what a link does not have is left out, not null.
+        optional=("woodpecker_login", "linked_at"),
     ),
     _account_tool(
         "unlink_woodpecker_token",
@@ -377,7 +389,7 @@ async def account_tool(name: str, principal: str | None, linking: TokenLinking) 
         return to_call_tool_result(ToolResult(structured={"unlinked": removed}, text=text))
     token = await linking.linked(principal)
     if token is None:
-        structured: dict[str, Any] = {"linked": False, "woodpecker_login": None, "linked_at": None}
+        structured: dict[str, Any] = {"linked": False}
         text = "Your sign-in is not linked to a Woodpecker token; any Woodpecker call offers a link."
     else:
         when = datetime.fromtimestamp(token.linked_at, UTC).isoformat().replace("+00:00", "Z")

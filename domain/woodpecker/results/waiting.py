@@ -5,7 +5,7 @@ from typing import Any
 
 from domain.calls import ToolResult
 from domain.woodpecker.results.budget import RESULT_BUDGET, size
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, known
 from domain.woodpecker.results.failures import failed_steps
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import short
@@ -36,17 +36,19 @@ def _wait(
     failed = [
         {
             "workflow": workflow,
-            "step_id": step.get("id"),
-            "name": step.get("name"),
-            "state": step.get("state"),
-            "exit_code": step.get("exit_code"),
+            **known(
+                step_id=step.get("id"),
+                name=step.get("name"),
+                state=step.get("state"),
+                exit_code=step.get("exit_code"),
+            ),
         }
         for workflow, step in (failed_steps(pipeline) if done else [])
     ]
     out: dict[str, Any] = {
         **UNTRUSTED_MARKERS,
         "finished": done,
-        "status": status,
+        **known(status=status),
         "waited_seconds": round(waited, 1),
         "window_seconds": args.get("timeout_seconds"),
         "polls": polls,
@@ -90,7 +92,8 @@ def _summary(
         text = f"{what} finished: {short(status)} ({after})."
         if shown:
             steps = ", ".join(
-                f"{short(s['workflow'])}/{short(s['name'])} (step_id {s['step_id']}, exit code {s['exit_code']})"
+                f"{short(s['workflow'])}/{short(s.get('name'))} (step_id {s.get('step_id')}, exit code "
+                f"{s.get('exit_code')})"
                 for s in shown
             )
             more = f" and {failed - len(shown)} more" if failed > len(shown) else ""
