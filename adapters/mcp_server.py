@@ -24,6 +24,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp_types.methods import SERVER_REQUESTS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from domain.arguments import input_schema
@@ -140,6 +141,13 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
     )
 
 
+# The handshake revisions that define a server's `elicitation/create` (2025-06-18 on). 2024-11-05 and
+# 2025-03-26 have none: a client of theirs that declares the capability anyway cannot be sent one.
+PUSH_ELICITATION_REVISIONS = frozenset(
+    version for method, version in SERVER_REQUESTS if method == "elicitation/create"
+)
+
+
 def declares_form_elicitation(capabilities: types.ClientCapabilities | None) -> bool:
     """`elicitation: {}` means form mode (backwards compatible); `{url: {}}` alone does not."""
     if capabilities is None or capabilities.elicitation is None:
@@ -236,6 +244,9 @@ def call_context(
         return CallContext(principal, credential, "token", no_dialog="server")
     if not declares_form_elicitation(session.client_capabilities):
         return CallContext(principal, credential, "token", no_dialog="client")
+    if not modern and ctx.protocol_version not in PUSH_ELICITATION_REVISIONS:
+        # The negotiated revision has no dialog to carry (docs/clients.md lists what each serves).
+        return CallContext(principal, credential, "token", no_dialog="connection")
     if modern:
         return CallContext(
             principal, credential, "mrtr", answer=_input_answer(params), request_state=params.request_state

@@ -1,0 +1,88 @@
+"""Every protocol revision docs/clients.md says the server serves: the SDK's client speaks each; a
+guarded tool asks the person on each revision that has elicitation (2025-06-18 on: Codex, Gemini CLI
+and mcp-hub speak 2025-06-18) and takes the two-call token on the two that have none.
+
+The SDK's client offers its newest handshake revision; for the older ones the test makes it offer
+that revision instead, so the server negotiates it as it would with a client that knows no newer.
+"""
+
+import re
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import mcp.client.session
+import pytest
+from mcp import Client
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from sandbox.server import Sandbox
+from tests.fixtures.mcp import Person, harness_for
+from tests.mcp.guarded_calls import check_guarded_call
+
+pytestmark = pytest.mark.anyio
+
+CLIENTS_DOC = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
+REVISIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
+# The revisions before elicitation/create existed.
+NO_ELICITATION = ("2024-11-05", "2025-03-26")
+
+
+@asynccontextmanager
+async def connected(sandbox: Sandbox, revision: str, person: Person) -> AsyncIterator[Client]:
+    """The SDK's client, declaring elicitation, speaking `revision` to the real server."""
+    modern = revision in MODERN_PROTOCOL_VERSIONS
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        async with Client(
+            harness.server, mode=revision if modern else "legacy", elicitation_callback=person
+        ) as client:
+            assert client.protocol_version == revision
+            yield client
+
+
+@pytest.fixture
+def offer(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """Make the SDK's client offer `revision` in its handshake (it offers its newest otherwise)."""
+
+    def offering(revision: str) -> None:
+        if revision not in MODERN_PROTOCOL_VERSIONS:
+            monkeypatch.setattr(mcp.client.session, "LATEST_HANDSHAKE_VERSION", revision)
+
+    return offering
+
+
+@pytest.mark.parametrize("revision", [r for r in REVISIONS if r not in NO_ELICITATION])
+async def test_each_revision_with_elicitation_shows_the_dialog(
+    sandbox: Sandbox, revision: str, offer: Callable[[str], None]
+) -> None:
+    offer(revision)
+    person = Person()
+    with anyio.fail_after(60):
+        async with connected(sandbox, revision, person) as client:
+            # One yes (the write is made) and one no (nothing is), each after one question.
+            await check_guarded_call(client, person, sandbox, "pause_queue", ("accept", "decline"))
+
+
+@pytest.mark.parametrize("revision", NO_ELICITATION)
+async def test_a_revision_without_elicitation_takes_the_token_and_the_second_call_acts(
+    sandbox: Sandbox, revision: str, offer: Callable[[str], None]
+) -> None:
+    # A client of these revisions that declares elicitation anyway cannot be sent a question: the
+    # call must not end as an unanswered dialog (nothing done, no way on) but offer the token.
+    offer(revision)
+    person = Person()
+    with anyio.fail_after(60):
+        async with connected(sandbox, revision, person) as client:
+            first = await client.call_tool("pause_queue", {})
+            assert first.structured_content is not None and sandbox.state_changing_requests() == []
+            token = first.structured_content["confirm_token"]
+            second = await client.call_tool("pause_queue", {"confirm_token": token})
+    assert person.questions == []
+    assert not second.is_error and len(sandbox.state_changing_requests()) == 1
+
+
+def test_the_docs_list_exactly_the_revisions_served() -> None:
+    # The opening paragraph says which revisions the server serves: all of them, and no other.
+    opening = CLIENTS_DOC.read_text(encoding="utf-8").split("\n## ", 1)[0]
+    assert sorted(set(re.findall(r"\b20\d\d-\d\d-\d\d\b", opening))) == sorted(REVISIONS)
