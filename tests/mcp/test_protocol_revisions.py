@@ -23,7 +23,7 @@ from tests.mcp.guarded_calls import check_guarded_call
 
 pytestmark = pytest.mark.anyio
 
-CLIENTS_DOC = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
+ROOT = Path(__file__).resolve().parents[2]
 REVISIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 # The revisions before elicitation/create existed.
 NO_ELICITATION = ("2024-11-05", "2025-03-26")
@@ -82,7 +82,9 @@ async def test_a_revision_without_elicitation_takes_the_token_and_the_second_cal
     assert not second.is_error and len(sandbox.state_changing_requests()) == 1
 
 
-def test_the_docs_list_exactly_the_revisions_served() -> None:
-    # The opening paragraph says which revisions the server serves: all of them, and no other.
-    opening = CLIENTS_DOC.read_text(encoding="utf-8").split("\n## ", 1)[0]
-    assert sorted(set(re.findall(r"\b20\d\d-\d\d-\d\d\b", opening))) == sorted(REVISIONS)
+@pytest.mark.parametrize("page", ["README.md", "docs/clients.md", "docs/http.md"])
+def test_the_docs_list_exactly_the_revisions_served(page: str) -> None:
+    # The paragraph that says which revisions the server serves names all of them, and no other.
+    text = (ROOT / page).read_text(encoding="utf-8")
+    (paragraph,) = [p for p in text.split("\n\n") if "protocol revision" in p and "serve" in p]
+    assert sorted(set(re.findall(r"\b20\d\d-\d\d-\d\d\b", paragraph))) == sorted(REVISIONS)
