@@ -5,7 +5,7 @@ OpenAPI subset behind Gemini's function declarations) may reject the tool or dro
 MCP Inspector's `--strict` run reports each one. A value Woodpecker did not give is left out instead.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import jsonschema
@@ -81,7 +81,7 @@ def test_known_leaves_out_only_what_has_no_value() -> None:
 UNKNOWN_STEP = {"id": 3, "pid": None, "name": None, "state": None, "exit_code": None}
 
 
-def _valid(tool_name: str, structured: dict[str, Any]) -> None:
+def _valid(tool_name: str, structured: Mapping[str, Any]) -> None:
     jsonschema.Draft202012Validator(output_schema(WOODPECKER_TOOLS.get(tool_name))).validate(structured)
 
 
