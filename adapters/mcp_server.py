@@ -24,6 +24,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp_types.methods import SERVER_REQUESTS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
@@ -153,6 +154,13 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
     )
 
 
+# The handshake revisions that define a server's `elicitation/create` (2025-06-18 on). 2024-11-05 and
+# 2025-03-26 have none: a client of theirs that declares the capability anyway cannot be sent one.
+PUSH_ELICITATION_REVISIONS = frozenset(
+    version for method, version in SERVER_REQUESTS if method == "elicitation/create"
+)
+
+
 def declares_form_elicitation(capabilities: types.ClientCapabilities | None) -> bool:
     """`elicitation: {}` means form mode (backwards compatible); `{url: {}}` alone does not."""
     if capabilities is None or capabilities.elicitation is None:
@@ -249,6 +257,9 @@ def call_context(
         return CallContext(principal, credential, "token", no_dialog="server")
     if not declares_form_elicitation(session.client_capabilities):
         return CallContext(principal, credential, "token", no_dialog="client")
+    if not modern and ctx.protocol_version not in PUSH_ELICITATION_REVISIONS:
+        # The negotiated revision has no dialog to carry (docs/clients.md lists what each serves).
+        return CallContext(principal, credential, "token", no_dialog="connection")
     if modern:
         return CallContext(
             principal, credential, "mrtr", answer=_input_answer(params), request_state=params.request_state
@@ -329,14 +340,24 @@ _EMPTY_INPUT: dict[str, Any] = {"type": "object", "properties": {}, "additionalP
 
 
 def _account_tool(
-    name: str, title: str, description: str, output: dict[str, Any], *, read_only: bool
+    name: str,
+    title: str,
+    description: str,
+    output: dict[str, Any],
+    *,
+    read_only: bool,
+    optional: tuple[str, ...] = (),
 ) -> types.Tool:
     return types.Tool(
         name=name,
         title=title,
         description=description,
         input_schema=_EMPTY_INPUT,
-        output_schema={"type": "object", "properties": output, "required": list(output)},
+        output_schema={
+            "type": "object",
+            "properties": output,
+            "required": [key for key in output if key not in optional],
+        },
         annotations=types.ToolAnnotations(
             title=title,
             read_only_hint=read_only,
@@ -356,10 +377,12 @@ ACCOUNT_TOOLS = [
         "get_current_user says who Woodpecker thinks you are now.",
         {
             "linked": {"type": "boolean"},
-            "woodpecker_login": {"type": ["string", "null"]},
-            "linked_at": {"type": ["string", "null"], "description": "ISO 8601, UTC"},
+            "woodpecker_login": {"type": "string", "description": "Absent when nothing is linked."},
+            "linked_at": {"type": "string", "description": "ISO 8601, UTC; absent when nothing is linked"},
         },
         read_only=True,
+        # One type per property (docs/adr/0051): what a link does not have is left out, not null.
+        optional=("woodpecker_login", "linked_at"),
     ),
     _account_tool(
         "unlink_woodpecker_token",
@@ -390,7 +413,7 @@ async def account_tool(name: str, principal: str | None, linking: TokenLinking) 
         return to_call_tool_result(ToolResult(structured={"unlinked": removed}, text=text))
     token = await linking.linked(principal)
     if token is None:
-        structured: dict[str, Any] = {"linked": False, "woodpecker_login": None, "linked_at": None}
+        structured: dict[str, Any] = {"linked": False}
         text = "Your sign-in is not linked to a Woodpecker token; any Woodpecker call offers a link."
     else:
         when = datetime.fromtimestamp(token.linked_at, UTC).isoformat().replace("+00:00", "Z")

@@ -128,7 +128,7 @@ def test_any_window_is_the_right_lines_cut_at_a_line_boundary_under_the_budget(
         end,
         limit,
     )
-    assert (result["first_line"], result["last_line"]) == (
+    assert (result.get("first_line"), result.get("last_line")) == (
         (shown[0][0], shown[-1][0]) if shown else (None, None)
     )
     if k < len(expected):

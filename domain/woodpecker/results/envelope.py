@@ -11,6 +11,16 @@ UNTRUSTED_WARNING = (
 UNTRUSTED_MARKERS: Mapping[str, Any] = {"untrusted": True, "source": "woodpecker"}
 
 
+def known(**fields: Any) -> dict[str, Any]:
+    """The fields that have a value: one Woodpecker did not give (null or missing) is left out, not null.
+
+    An output schema then gives each field one type, which clients that map schemas onto a
+    single-type dialect (the OpenAPI subset behind Gemini's function declarations) can read
+    (docs/adr/0051).
+    """
+    return {name: value for name, value in fields.items() if value is not None}
+
+
 class ShapeError(ValueError):
     """Woodpecker answered a shape this tool cannot read (an object for a list, say)."""
 

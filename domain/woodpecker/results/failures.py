@@ -8,7 +8,7 @@ from domain.calls import ToolResult
 from domain.logs import LogLine
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import LOG_BUDGET, size
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, known
 from domain.woodpecker.results.logs import LINE_CAP
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import cut, log_text, short
@@ -85,11 +85,13 @@ def _entry(failure: StepFailure) -> dict[str, Any]:
     step = failure.step
     out: dict[str, Any] = {
         "workflow": failure.workflow,
-        "step_id": step.get("id"),
-        "pid": step.get("pid"),
-        "name": step.get("name"),
-        "state": step.get("state"),
-        "exit_code": step.get("exit_code"),
+        **known(
+            step_id=step.get("id"),
+            pid=step.get("pid"),
+            name=step.get("name"),
+            state=step.get("state"),
+            exit_code=step.get("exit_code"),
+        ),
         "total_lines": failure.total_lines,
         "error_lines_found": failure.error_count,
         "error_lines": [_line(p) for p in failure.errors],
@@ -112,7 +114,7 @@ def _fit(entry: dict[str, Any], room: int) -> dict[str, Any]:
 
 
 def _read_more(args: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
-    where = f"repo_id={args.get('repo_id')}, number={args.get('number')}, step_id={entry['step_id']}"
+    where = f"repo_id={args.get('repo_id')}, number={args.get('number')}, step_id={entry.get('step_id')}"
     return (
         f"search_step_logs({where}, pattern=...) finds any line; get_step_logs({where}, from_line=N) "
         "reads around one"
@@ -189,8 +191,8 @@ def _text(args: Mapping[str, Any], pipeline: Mapping[str, Any], steps: Sequence[
     parts = []
     for s in steps:
         part = (
-            f"step_id {short(s['step_id'])} (pid {short(s['pid'])}) {short(s['state'])}, exit code "
-            f"{short(s['exit_code'])}, {s['error_lines_found']} error-looking of {s['total_lines']} lines"
+            f"step_id {short(s.get('step_id'))} (pid {short(s.get('pid'))}) {short(s.get('state'))}, exit code "
+            f"{short(s.get('exit_code'))}, {s['error_lines_found']} error-looking of {s['total_lines']} lines"
         )
         if s.get("log_unreadable"):
             part += ", log not read"

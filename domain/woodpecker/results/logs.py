@@ -7,7 +7,7 @@ from domain.calls import ToolResult
 from domain.logs import LogLine, LogMatch, lines_around
 from domain.tools import ToolSpec
 from domain.woodpecker.results.budget import LOG_BUDGET, fit_prefix
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, known
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import cut, log_text, short
 
@@ -67,10 +67,7 @@ def _window(
         "total_lines": total_lines,
         "from": from_end,
         "limit": args.get("limit", 200),
-        "exit_code": info.get("exit_code"),
-        "state": info.get("state"),
-        "first_line": None,
-        "last_line": None,
+        **known(exit_code=info.get("exit_code"), state=info.get("state")),
         "lines": [],
     }
     for bound in ("from_line", "to_line"):
@@ -142,8 +139,7 @@ def shape_search(
         "pattern": args.get("pattern"),
         "total_lines": total_lines,
         "total_matches": total_matches,
-        "exit_code": info.get("exit_code"),
-        "state": info.get("state"),
+        **known(exit_code=info.get("exit_code"), state=info.get("state")),
         "matches": [],
     }
     return fit(

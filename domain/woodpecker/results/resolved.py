@@ -6,7 +6,7 @@ from typing import Any
 
 from domain.calls import ToolResult
 from domain.woodpecker.results.budget import RESULT_BUDGET
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, known
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import short
 
@@ -57,14 +57,16 @@ def _fields(found: Resolved) -> dict[str, Any]:
     }
     if found.pipeline is not None:
         out["number"] = found.pipeline.get("number")
-        out["pipeline_status"] = found.pipeline.get("status")
+        out |= known(pipeline_status=found.pipeline.get("status"))
     if found.step is not None:
         out["step_id"] = found.step.get("id")
-        out["step_pid"] = found.step.get("pid")
-        out["step_name"] = found.step.get("name")
-        out["step_state"] = found.step.get("state")
+        out |= known(
+            step_pid=found.step.get("pid"),
+            step_name=found.step.get("name"),
+            step_state=found.step.get("state"),
+        )
         if found.workflow is not None:
-            out["workflow"] = found.workflow.get("name")
+            out |= known(workflow=found.workflow.get("name"))
     if found.web_url is not None:
         out["web_url"] = found.web_url
     out["next"] = _next(out)
@@ -74,12 +76,12 @@ def _fields(found: Resolved) -> dict[str, Any]:
 def _summary(out: Mapping[str, Any]) -> str:
     text = f"Repository {short(out['full_name'])} is repo_id {out['repo_id']}"
     if "number" in out:
-        text += f"; pipeline number {out['number']} ({short(out['pipeline_status'])})"
+        text += f"; pipeline number {out['number']} ({short(out.get('pipeline_status'))})"
     if "step_id" in out:
         # By pid and id: the step's name and workflow, chosen by whoever can push, stay in the data.
         text += (
-            f"; step pid {short(out['step_pid'])} is step_id {short(out['step_id'])} "
-            f"({short(out['step_state'])}; its name and workflow are in the data)"
+            f"; step pid {short(out.get('step_pid'))} is step_id {short(out['step_id'])} "
+            f"({short(out.get('step_state'))}; its name and workflow are in the data)"
         )
     return f"{text}. Next: {out['next']}"
 

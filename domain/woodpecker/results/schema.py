@@ -1,4 +1,9 @@
-"""Each tool's outputSchema: open objects (a field a new Woodpecker release adds never breaks a tool), no key required."""
+"""Each tool's outputSchema: open objects (a field a new Woodpecker release adds never breaks a tool), no key required.
+
+Every property has one `type`, never a list such as `["string", "null"]`: a value Woodpecker did not
+give is left out of the result, not null (`envelope.known`), so clients that map schemas onto a
+single-type dialect (the OpenAPI subset behind Gemini's function declarations) read every tool
+(docs/adr/0051)."""
 
 from typing import Any
 
@@ -27,12 +32,9 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
             props["per_page"] = {"type": "integer"}
             props["next_page"] = {"type": "integer", "description": "Present when another page may follow."}
     elif isinstance(answer, One):
-        nullable = answer.filtered
-        props[answer.key] = {
-            "type": ["object", "null"] if nullable else "object",
-            "additionalProperties": True,
-        }
-        if nullable:
+        props[answer.key] = {"type": "object", "additionalProperties": True}
+        if answer.filtered:
+            props[answer.key]["description"] = "Absent when no pipeline was created."
             props["created"] = {
                 "type": "boolean",
                 "description": "false when the config filtered everything out.",
@@ -74,10 +76,10 @@ _LOG_PROPERTIES: dict[str, Any] = {
         },
     },
     "first_line": {
-        "type": ["integer", "null"],
-        "description": "Woodpecker's number (from 0) of the first line shown.",
+        "type": "integer",
+        "description": "Woodpecker's number (from 0) of the first line shown; absent when none is.",
     },
-    "last_line": {"type": ["integer", "null"]},
+    "last_line": {"type": "integer"},
     "total_lines": {"type": "integer"},
     "from": {"type": "string", "enum": ["head", "tail"]},
     "limit": {"type": "integer"},
@@ -86,8 +88,8 @@ _LOG_PROPERTIES: dict[str, Any] = {
         "description": "Lines of the window left out to stay under the size budget.",
     },
     "step": {"type": "object", "additionalProperties": True},
-    "exit_code": {"type": ["integer", "null"], "description": "The step's exit code (null when not known)."},
-    "state": {"type": ["string", "null"], "description": "The step's state, e.g. running or failure."},
+    "exit_code": {"type": "integer", "description": "The step's exit code (absent when not known)."},
+    "state": {"type": "string", "description": "The step's state, e.g. running or failure."},
 }
 _LOG_PROPERTIES["from_line"] = {"type": "integer", "description": "The from_line asked for, when one was."}
 _LOG_PROPERTIES["to_line"] = {"type": "integer", "description": "The to_line asked for, when one was."}
@@ -118,21 +120,21 @@ _SEARCH_PROPERTIES: dict[str, Any] = {
     "total_lines": {"type": "integer"},
     "pattern": {"type": "string"},
     "step": {"type": "object", "additionalProperties": True},
-    "exit_code": {"type": ["integer", "null"]},
-    "state": {"type": ["string", "null"]},
+    "exit_code": {"type": "integer"},
+    "state": {"type": "string"},
 }
 
 # A failed step as the failure summary and wait_for_pipeline name it.
 _FAILED_STEP: dict[str, Any] = {
     "workflow": {"type": "string"},
-    "step_id": {"type": ["integer", "null"]},
+    "step_id": {"type": "integer"},
     "pid": {
-        "type": ["integer", "null"],
+        "type": "integer",
         "description": "The step's number in its pipeline, as in its web link.",
     },
-    "name": {"type": ["string", "null"]},
-    "state": {"type": ["string", "null"]},
-    "exit_code": {"type": ["integer", "null"]},
+    "name": {"type": "string"},
+    "state": {"type": "string"},
+    "exit_code": {"type": "integer"},
 }
 _SUMMARY_PROPERTIES: dict[str, Any] = {
     "pipeline": {"type": "object", "additionalProperties": True},
@@ -165,12 +167,12 @@ _RESOLVE_PROPERTIES: dict[str, Any] = {
     "repo_id": {"type": "integer"},
     "full_name": {"type": "string"},
     "number": {"type": "integer", "description": "The pipeline's number, when one was named."},
-    "pipeline_status": {"type": ["string", "null"]},
+    "pipeline_status": {"type": "string"},
     "step_id": {"type": "integer", "description": "The step's id, what the log tools take."},
-    "step_pid": {"type": ["integer", "null"]},
-    "step_name": {"type": ["string", "null"]},
-    "step_state": {"type": ["string", "null"]},
-    "workflow": {"type": ["string", "null"]},
+    "step_pid": {"type": "integer"},
+    "step_name": {"type": "string"},
+    "step_state": {"type": "string"},
+    "workflow": {"type": "string"},
     "web_url": {"type": "string", "description": "The web UI's link to what was named."},
     "next": {"type": "string", "description": "The call that goes on from here."},
 }
@@ -180,7 +182,7 @@ _WAIT_PROPERTIES: dict[str, Any] = {
         "type": "boolean",
         "description": "true: the pipeline has finished; false: the window passed first (call again).",
     },
-    "status": {"type": ["string", "null"], "description": "The pipeline's status at the last look."},
+    "status": {"type": "string", "description": "The pipeline's status at the last look."},
     "waited_seconds": {"type": "number", "description": "How long this call waited."},
     "window_seconds": {"type": "integer", "description": "The longest this call would have waited."},
     "polls": {"type": "integer", "description": "How often Woodpecker was asked."},

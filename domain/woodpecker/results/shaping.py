@@ -118,7 +118,6 @@ def _object_shaper(
     key = answer.key
     flagged = any(k.lower() == "pipeline-filtered" and v == "true" for k, v in headers.items())
     if answer.filtered and (status == 204 or data is None or flagged):
-        out[key] = None
         out["created"] = False
         out["note"] = "No pipeline was created: the pipeline config skipped or filtered out every workflow."
         repo = args.get("repo_id")

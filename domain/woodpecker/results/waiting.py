@@ -5,7 +5,7 @@ from typing import Any
 
 from domain.calls import ToolResult
 from domain.woodpecker.results.budget import RESULT_BUDGET, size
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, known
 from domain.woodpecker.results.failures import failed_steps
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.results.text import short
@@ -36,18 +36,20 @@ def _wait(
     failed = [
         {
             "workflow": workflow,
-            "step_id": step.get("id"),
-            "pid": step.get("pid"),
-            "name": step.get("name"),
-            "state": step.get("state"),
-            "exit_code": step.get("exit_code"),
+            **known(
+                step_id=step.get("id"),
+                pid=step.get("pid"),
+                name=step.get("name"),
+                state=step.get("state"),
+                exit_code=step.get("exit_code"),
+            ),
         }
         for workflow, step in (failed_steps(pipeline) if done else [])
     ]
     out: dict[str, Any] = {
         **UNTRUSTED_MARKERS,
         "finished": done,
-        "status": status,
+        **known(status=status),
         "waited_seconds": round(waited, 1),
         "window_seconds": args.get("timeout_seconds"),
         "polls": polls,
@@ -92,7 +94,7 @@ def _summary(
         if shown:
             steps = ", ".join(
                 # By id and pid: a step's name and workflow, chosen by whoever can push, stay in the data.
-                f"step_id {short(s['step_id'])} (pid {short(s['pid'])}, exit code {short(s['exit_code'])})"
+                f"step_id {short(s.get('step_id'))} (pid {short(s.get('pid'))}, exit code {short(s.get('exit_code'))})"
                 for s in shown
             )
             more = f" and {failed - len(shown)} more" if failed > len(shown) else ""
