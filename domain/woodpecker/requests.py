@@ -9,7 +9,7 @@ from urllib.parse import quote, unquote
 
 from domain.arguments import ArgumentError, show
 from domain.tools import BodyField, Endpoint, Fixed, Source, ToolSpec
-from domain.woodpecker.tool import woodpecker
+from domain.woodpecker.tool import Read, woodpecker
 
 Method = Literal["GET", "POST", "PATCH", "DELETE"]
 
@@ -220,7 +220,9 @@ def scoped(kind: str, args: Mapping[str, Any], key: str) -> str:
     return f"{base}/{segment(args[key])}"
 
 
-def current_for_guard(tool: ToolSpec, args: Mapping[str, Any]) -> Request | Mapping[str, Request] | None:
+def current_for_guard(
+    tool: ToolSpec, args: Mapping[str, Any]
+) -> Request | Mapping[str, Request | Read] | None:
     """The read a conditional guard compares against (the tool declares it), or None when no
     comparing field is present. A mapping names several reads; the guard then gets one object with
     each answer under its key."""

@@ -17,9 +17,23 @@ if TYPE_CHECKING:  # requests reads the declarations, so these are imported for 
     from domain.woodpecker.plans import Plan
     from domain.woodpecker.requests import Request
 
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """One of a guard's several reads that may depend on the answers before it, and may fail.
+
+    `request` is the read, or works it out from the answers read before it in the mapping's order
+    (None: nothing to read). A failed read, like one not made, leaves its key out: the rule then
+    decides as if it could not see that answer, which fails closed (it asks). A plain Request in
+    the mapping instead fails the call when its read fails.
+    """
+
+    request: "Request | Callable[[Mapping[str, Any]], Request | None]"
+
+
 # The read a conditional guard compares against, or None when no comparing field is present.
 # A mapping names several reads; the guard then gets one object with each answer under its key.
-CurrentReads = Callable[[Mapping[str, Any]], "Request | Mapping[str, Request] | None"]
+CurrentReads = Callable[[Mapping[str, Any]], "Request | Mapping[str, Request | Read] | None"]
 # What a tool's quirks add to the hint for a failure of a kind: a sentence, or one worked out from
 # the arguments and Woodpecker's error detail.
 Hint = str | Callable[[Mapping[str, Any], str | None], str | None]

@@ -155,7 +155,19 @@ class ToolRunner:
             raise NotConfigured(setup)
         if isinstance(planned, Request):
             return await self._object(planned, cred, "current object")
-        return {key: (await self._send(read, cred)).data for key, read in planned.items()}
+        answers: dict[str, Any] = {}
+        for key, read in planned.items():
+            if isinstance(read, Request):
+                answers[key] = (await self._send(read, cred)).data
+                continue
+            request = read.request if isinstance(read.request, Request) else read.request(answers)
+            if request is None:
+                continue
+            try:
+                answers[key] = (await self._send(request, cred)).data
+            except WoodpeckerError:
+                pass  # left out: the rule decides as if unread, and asks (domain/woodpecker/tool.py's Read)
+        return answers
 
     async def run(
         self,

@@ -1,6 +1,6 @@
 """A repository's cron jobs."""
 
-from domain.tools import Arg, Endpoint, Fixed, Param, ToolSpec
+from domain.tools import Arg, Endpoint, Fixed, GuardRule, Param, ToolSpec
 from domain.woodpecker.answers import Done, Listed, One
 from domain.woodpecker.asking import Ask
 from domain.woodpecker.catalogue.common import (
@@ -19,10 +19,21 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.catalogue.pipelines import BRANCH_CLAUSES, STARTS_CONDITION, branch_sources
 
 _CRON_ID = id_param("cron_id", "From list_crons.")
 
 _TIMEZONE_PATTERN = r"^[A-Za-z0-9_+\-/]+$"
+
+# Woodpecker never holds a cron pipeline for approval (server/pipeline/gated.go).
+_UNHELD = (
+    "Woodpecker never holds a cron pipeline for approval: each run starts at once, with this "
+    "repository's secrets for cron events."
+)
+_WHY = (
+    "Woodpecker never holds a cron pipeline, so on a branch whose code is held or was declined a cron "
+    "run goes around approve_pipeline."
+)
 
 _SCHEDULE = Param(
     "schedule",
@@ -63,9 +74,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         "create_cron",
         group="crons",
         annotations=WRITE_ADDS,
+        guard=GuardRule(
+            when="starts_past_approval",
+            condition=f"Asks, for the cron's branch (the default branch when none is named), {STARTS_CONDITION}.",
+            targets=("repo_id",),
+            body_bound=True,
+            needs_current_state=True,
+        ),
         description=(
             "Adds an enabled cron job. Its event is cron: steps and secrets limited "
-            "to other events are left out."
+            "to other events are left out. Asks a person for a branch with a blocked,"
+            " declined or unapproved pipeline."
         ),
         params=(
             REPO_ID,
@@ -96,6 +115,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "pattern": _TIMEZONE_PATTERN,
                 },
             ),
+            CONFIRM_TOKEN,
         ),
         endpoints=(
             Endpoint(
@@ -119,13 +139,32 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
         ),
         answer=One("cron", "Created cron job {id} of repository {repo_id} (enabled)."),
+        question=Ask(
+            "This will create an enabled cron job in repository {repo_id}, on the branch the call names "
+            "(or the default branch).",
+            (_UNHELD,),
+            when=BRANCH_CLAUSES,
+            fields=True,
+        ),
+        why=_WHY,
+        current=branch_sources,
     ),
     write_tool(
         "update_cron",
         group="crons",
         annotations=WRITE_DESTRUCTIVE,
+        guard=GuardRule(
+            when="moves_cron_past_approval",
+            condition=f"Asks, when branch is passed, {STARTS_CONDITION}. Other changes never ask.",
+            targets=("repo_id", "cron_id"),
+            body_bound=True,
+            needs_current_state=True,
+        ),
         untrusted_output=True,
-        description=("Changes a cron job; enabled=false pauses it."),
+        description=(
+            "Changes a cron job; enabled=false pauses it. Asks a person for a new branch with a"
+            " blocked, declined or unapproved pipeline."
+        ),
         params=(
             REPO_ID,
             _CRON_ID,
@@ -146,6 +185,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 constraints={"minLength": 1, "maxLength": 100, "pattern": _TIMEZONE_PATTERN},
             ),
             Param("enabled", "boolean", False, ""),
+            CONFIRM_TOKEN,
         ),
         endpoints=(
             Endpoint(
@@ -172,15 +212,33 @@ TOOLS: tuple[ToolSpec, ...] = (
             "A call with nothing to change is an error.",
         ),
         answer=One("cron", "Updated cron job {id} of repository {repo_id}."),
+        question=Ask(
+            "This will change cron job {cron_id} of repository {repo_id} to run on the branch the call names.",
+            (_UNHELD,),
+            when=BRANCH_CLAUSES,
+            fields=True,
+        ),
+        why=_WHY,
         changes=("name", "schedule", "branch", "timezone", "enabled"),
+        current=branch_sources,
     ),
     write_tool(
         "run_cron",
         group="crons",
         annotations=WRITE_STARTS_BUILD,
+        guard=GuardRule(
+            when="starts_past_approval",
+            condition=f"Asks, for the stored cron's branch (the default branch when it names none), {STARTS_CONDITION}.",
+            targets=("repo_id", "cron_id"),
+            body_bound=False,
+            needs_current_state=True,
+        ),
         untrusted_output=True,
-        description=("Runs a cron job now. Not idempotent: every call, a repeat too, starts another run."),
-        params=(REPO_ID, _CRON_ID),
+        description=(
+            "Runs a cron job now. Not idempotent: every call, a repeat too, starts another run."
+            " Asks a person when its branch has a blocked, declined or unapproved pipeline."
+        ),
+        params=(REPO_ID, _CRON_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("POST", "/api/repos/{repo_id}/cron/{cron_id}"),),
         notes=(
             (
@@ -194,7 +252,14 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Cron job {cron_id} started pipeline {number} of repository {repo_id} ({status}).",
             filtered=True,
         ),
+        question=Ask(
+            "This will run cron job {cron_id} of repository {repo_id} now, on its branch.",
+            (_UNHELD,),
+            when=BRANCH_CLAUSES,
+        ),
+        why=_WHY,
         hints={"unavailable": MAY_HAVE_STARTED},
+        current=branch_sources,
     ),
     write_tool(
         "delete_cron",
