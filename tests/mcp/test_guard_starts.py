@@ -15,6 +15,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import MODES, Person, harness_for
 from tests.mcp.guarded_calls import assert_clean_question
@@ -218,14 +219,14 @@ async def test_a_client_without_a_dialog_gets_a_token_and_only_the_second_call_s
     assert _writes(sandbox) == [write]
 
 
-def test_every_new_start_is_a_guarded_case() -> None:
-    assert {tool for tool, *_ in CASES.values()} == {
-        "trigger_pipeline",
-        "create_cron",
-        "update_cron",
-        "run_cron",
-        "update_secret",
+def test_every_tool_that_starts_a_manual_or_cron_pipeline_has_a_case() -> None:
+    starts = {
+        t.name
+        for t in WOODPECKER_TOOLS
+        if t.guard is not None and t.guard.when in ("starts_past_approval", "moves_cron_past_approval")
     }
+    assert starts == {"trigger_pipeline", "create_cron", "update_cron", "run_cron"}
+    assert {tool for tool, *_ in CASES.values()} == starts | {"update_secret"}
 
 
 @pytest.mark.parametrize("mode", MODES)

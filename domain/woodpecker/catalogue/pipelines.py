@@ -4,7 +4,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from domain.guard.question import labelled
+from domain.guard.question import DEFAULT_LIMIT, labelled
 from domain.tools import Arg, Catalogue, Endpoint, GuardRule, Is, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, One, Waited
@@ -126,11 +126,13 @@ def branch_sources(args: Mapping[str, Any]) -> Mapping[str, Read]:
 
 
 def _variable_lines(args: Mapping[str, Any]) -> list[str]:
-    """Each variable's name on its own labelled line (names are the caller's, in a restricted alphabet;
-    values are never shown)."""
+    """Each variable's name on its own labelled line, in order, flattened; values are never shown. A name
+    is the caller's, in the alphabet `_VARIABLE_NAME_RULES` allows (no space, so no sentence): cut only
+    past that bound, like every plain name, so two long names never read alike."""
     variables = args.get("variables")
-    names = sorted(variables) if isinstance(variables, Mapping) else []
-    return [labelled("Variable name", name) for name in names]
+    names = sorted(str(n) for n in variables) if isinstance(variables, Mapping) else []
+    bound = max(DEFAULT_LIMIT, int(_VARIABLE_NAME_RULES["maxLength"]))
+    return [labelled("Variable name", name, limit=bound) for name in names]
 
 
 # Why a start asks on a branch (guard.md §1c): shared by trigger_pipeline and the cron tools.
