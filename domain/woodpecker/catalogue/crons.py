@@ -19,7 +19,12 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
-from domain.woodpecker.catalogue.pipelines import BRANCH_CLAUSES, STARTS_CONDITION, branch_sources
+from domain.woodpecker.catalogue.pipelines import (
+    BRANCH_CLAUSES,
+    BRANCH_READS,
+    STARTS_CONDITION,
+    branch_sources,
+)
 
 _CRON_ID = id_param("cron_id", "From list_crons.")
 
@@ -129,6 +134,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "enabled": Fixed(True),
                 },
             ),
+            *BRANCH_READS,
         ),
         notes=(
             "Always send enabled: true; since 3.13 an omitted enabled creates a disabled job.",
@@ -199,6 +205,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "enabled": Arg("enabled"),
                 },
             ),
+            *BRANCH_READS,
         ),
         notes=(
             (
@@ -239,7 +246,15 @@ TOOLS: tuple[ToolSpec, ...] = (
             " Asks a person when its branch has a blocked, declined or unapproved pipeline."
         ),
         params=(REPO_ID, _CRON_ID, CONFIRM_TOKEN),
-        endpoints=(Endpoint("POST", "/api/repos/{repo_id}/cron/{cron_id}"),),
+        endpoints=(
+            Endpoint("POST", "/api/repos/{repo_id}/cron/{cron_id}"),
+            Endpoint(
+                "GET",
+                "/api/repos/{repo_id}/cron/{cron_id}",
+                step="to decide whether it asks, first (the cron's branch)",
+            ),
+            *BRANCH_READS,
+        ),
         notes=(
             (
                 "No body. 200 with the new pipeline; 204 when the config filtered everything out "

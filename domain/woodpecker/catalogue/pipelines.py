@@ -135,6 +135,21 @@ def _variable_lines(args: Mapping[str, Any]) -> list[str]:
     return [labelled("Variable name", name, limit=bound) for name in names]
 
 
+# The reads branch_sources makes, as the tool reference lists them.
+BRANCH_READS = (
+    Endpoint(
+        "GET", "/api/repos/{repo_id}", step="to decide whether it asks (approval settings, default branch)"
+    ),
+    Endpoint(
+        "GET",
+        "/api/repos/{repo_id}/pipelines",
+        step=(
+            "then one page of 50 each (branch, status or event filtered): the branch's blocked, its "
+            "declined, and (unless require_approval is none) its pipelines of the events that can need approval"
+        ),
+    ),
+)
+
 # Why a start asks on a branch (guard.md §1c): shared by trigger_pipeline and the cron tools.
 BRANCH_CLAUSES = (
     because(
@@ -357,6 +372,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "/api/repos/{repo_id}/pipelines",
                 body={"branch": Arg("branch"), "variables": Arg("variables"), "message": Arg("message")},
             ),
+            *BRANCH_READS,
         ),
         notes=(
             (

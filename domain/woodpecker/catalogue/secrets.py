@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from domain.tools import Arg, GuardRule, Param, ToolSpec
+from domain.tools import Arg, Endpoint, GuardRule, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, Listed, One
 from domain.woodpecker.asking import Ask, because
@@ -230,6 +230,11 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "GET",
                 "/secrets/{name}",
                 step="when events or images is passed (current lists, for the comparison)",
+            ),
+            Endpoint(
+                "GET",
+                "/api/repos/{repo_id}",
+                step="for a repository secret when events names manual or cron (its approval settings)",
             ),
             *at_each_level(
                 "PATCH",
