@@ -19,6 +19,7 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import MODES, Person, harness_for
 from tests.mcp.guarded_calls import assert_clean_question
+from tests.mcp.test_guard_recheck import ChangingPerson
 
 pytestmark = pytest.mark.anyio
 
@@ -306,3 +307,27 @@ async def test_a_start_that_goes_around_nothing_applies_unasked(
                 result = await client.call_tool(tool, dict(args))
     assert person.questions == [] and not result.is_error, result.content
     assert len(sandbox.state_changing_requests()) == 1
+
+
+def _block_main(sandbox: Sandbox) -> None:
+    with sandbox.state.lock:
+        sandbox.world.pipelines[302].status = "blocked"
+
+
+@pytest.mark.parametrize(
+    ("second", "writes"), [("decline", []), ("accept", [("POST", "/api/repos/3/pipelines")])]
+)
+async def test_a_branch_that_became_held_while_the_person_read_is_asked_about_again(
+    sandbox: Sandbox, second: str, writes: list[tuple[str, str]]
+) -> None:
+    # Asked about the variables only; before the yes arrives, a push on main is held. The old yes does
+    # not cover it: the person is asked again, and only a second yes sends the trigger, once.
+    person = ChangingPerson(lambda: _block_main(sandbox), ["accept", second])
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode="legacy", elicitation_callback=person) as client:
+                result = await client.call_tool("trigger_pipeline", {**TRIGGER_MAIN, "variables": VARIABLES})
+    assert len(person.questions) == 2
+    held = "waiting for approval or was declined"
+    assert held not in person.questions[0] and held in person.questions[1]
+    assert _writes(sandbox) == writes, result.content
