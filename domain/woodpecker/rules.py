@@ -424,12 +424,16 @@ class StartsPastApproval:
     """trigger_pipeline, create_cron and run_cron (and update_cron with `only_with_branch`): a manual or
     cron pipeline is never held, so starting one on a branch with a blocked, declined or unapproved
     pipeline runs that code unasked; and a trigger's variables reach every step (any name may change
-    what a step's own tools run or fetch), so non-empty variables always ask."""
+    what a step's own tools run or fetch), so non-empty variables always ask.
+
+    With `only_with_branch` (update_cron) only a change that can start runs on a branch is decided: a new
+    branch, or `enabled: true` on a cron that is not enabled now (an unread cron counts as not enabled).
+    """
 
     only_with_branch: bool = False
 
     def needs_current(self, args: Mapping[str, Any]) -> bool:
-        return "branch" in args or not self.only_with_branch
+        return not self.only_with_branch or "branch" in args or _passed_true(args, "enabled")
 
     def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
         found: set[str] = set()
@@ -437,9 +441,20 @@ class StartsPastApproval:
             variables = args["variables"]
             if not isinstance(variables, Mapping) or len(variables) > 0:
                 found.add(SETS_VARIABLES)
-        if self.needs_current(args):
+        if self.needs_current(args) and not self._already_enabled(args, current):
             found |= branch_reasons(args, current)
         return frozenset(found)
+
+    def _already_enabled(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
+        """update_cron re-enabling, on the same branch, a cron that is enabled already: no new run."""
+        if not self.only_with_branch or "branch" in args:
+            return False
+        cron = current.get("cron") if current is not None else None
+        return (
+            isinstance(cron, Mapping)
+            and not _another(cron, "id", args.get("cron_id"))
+            and cron.get("enabled") is True
+        )
 
 
 def _requires_approval(args: Mapping[str, Any], repo: object) -> bool:

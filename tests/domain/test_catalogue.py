@@ -150,7 +150,7 @@ ASKS_WHEN = {
     "update_secret": ("new value", "pull-request event", "image list", "manual or cron"),
     "trigger_pipeline": ("variables", "blocked", "declined", "unapproved"),
     "create_cron": ("blocked", "declined", "unapproved"),
-    "update_cron": ("new branch", "blocked", "declined", "unapproved"),
+    "update_cron": ("new branch", "re-enabling", "blocked", "declined", "unapproved"),
     "run_cron": ("its branch", "blocked", "declined", "unapproved"),
     "update_registry": ("password",),
     "update_user": ("admin=true",),

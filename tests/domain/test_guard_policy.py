@@ -169,7 +169,15 @@ def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | 
         if args.get("variables"):
             return True
         if tool == "update_cron" and "branch" not in args:
-            return False
+            if args.get("enabled") is not True:
+                return False
+            cron = None if current is None else current.get("cron")
+            if (
+                isinstance(cron, dict)
+                and cron.get("id") in (None, args["cron_id"])
+                and cron.get("enabled") is True
+            ):
+                return False  # enabled already: re-enabling starts nothing new
         return model_branch_asks(args, current)
     if tool == "update_secret":
         if "value" in args:
@@ -286,7 +294,7 @@ START_REPO = st.fixed_dictionaries(
     },
 )
 START_CRON = st.fixed_dictionaries(
-    {}, optional={"id": st.sampled_from([1, 4]), "branch": BRANCHES | st.just("")}
+    {}, optional={"id": st.sampled_from([1, 4]), "branch": BRANCHES | st.just(""), "enabled": st.booleans()}
 )
 START_CURRENT = st.none() | st.fixed_dictionaries(
     {},
@@ -381,7 +389,7 @@ def test_the_stored_object_is_needed_only_when_a_comparing_field_is_present(
         or (tool.name == "restart_pipeline" and args.get("event") != "deployment")
         or tool.name == "activate_repository"
         or tool.name in ("trigger_pipeline", "create_cron", "run_cron")
-        or (tool.name == "update_cron" and "branch" in args)
+        or (tool.name == "update_cron" and ("branch" in args or args.get("enabled") is True))
     )
     assert needs_current(tool, args, WOODPECKER_RULES) == expected
 

@@ -197,9 +197,34 @@ def test_a_cron_whose_read_failed_asks_and_one_not_moved_never_reads() -> None:
     assert decide(RUN_CRON, {"repo_id": 3, "cron_id": 4}, {"repo": {"id": 3}}, WOODPECKER_RULES).reasons == {
         r.BRANCH_UNREAD
     }
+    rule = WOODPECKER_RULES["moves_cron_past_approval"]
+    for unmoved in (
+        {"repo_id": 3, "cron_id": 4, "enabled": False},
+        {"repo_id": 3, "cron_id": 4, "name": "x"},
+    ):
+        assert not rule.needs_current(unmoved)
+        assert decide(UPDATE_CRON, unmoved, None, WOODPECKER_RULES).reasons == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("stored", "asks"),
+    [({"id": 4, "enabled": False}, True), ({"id": 4, "enabled": True}, False), (None, True)],
+)
+def test_re_enabling_a_cron_asks_unless_it_is_enabled_already(
+    stored: dict[str, Any] | None, asks: bool
+) -> None:
+    # Its branch (dev) holds a blocked push; an unread cron counts as not enabled.
     args = {"repo_id": 3, "cron_id": 4, "enabled": True}
-    assert not WOODPECKER_RULES["moves_cron_past_approval"].needs_current(args)
-    assert decide(UPDATE_CRON, args, None, WOODPECKER_RULES).reasons == frozenset()
+    blocked = [{"branch": "dev", "status": "blocked"}]
+    current: dict[str, Any] = {
+        "repo": {"id": 3, "require_approval": "none"},
+        "blocked": blocked,
+        "declined": [],
+    }
+    if stored is not None:
+        current["cron"] = {**stored, "branch": "dev"}
+    assert WOODPECKER_RULES["moves_cron_past_approval"].needs_current(args)
+    assert bool(decide(UPDATE_CRON, args, current, WOODPECKER_RULES).reasons) is asks
 
 
 def test_the_reads_are_one_page_each_of_the_branch_filtered_as_the_mode_needs() -> None:

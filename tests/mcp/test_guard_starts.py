@@ -123,6 +123,13 @@ CASES: dict[str, tuple[str, dict[str, Any], Setup, tuple[str, str], str]] = {
         ("POST", "/api/repos/3/cron"),
         "waiting for approval or was declined",
     ),
+    "re-enable a cron on a branch with a blocked push": (
+        "update_cron",
+        {"repo_id": 3, "cron_id": 4, "enabled": True},
+        _nothing,
+        ("PATCH", "/api/repos/3/cron/4"),
+        "waiting for approval or was declined",
+    ),
     "move a cron to a branch with a blocked push": (
         "update_cron",
         {"repo_id": 3, "cron_id": 5, "branch": "dev"},
@@ -279,12 +286,17 @@ HARMLESS_STARTS = {
         {"repo_id": 3, "branch": "main"},
         lambda s: setattr(s.world.repos[3], "require_approval", "none"),
     ),
-    "update a cron without moving it": (
+    "pause a cron without moving it": (
         "update_cron",
-        {"repo_id": 3, "cron_id": 4, "enabled": True},
+        {"repo_id": 3, "cron_id": 4, "enabled": False},
         _nothing,
     ),
-    "run a cron on its approved default branch": ("run_cron", {"repo_id": 3, "cron_id": 5}, _nothing),
+    # acme/web's nightly runs on main (a blocked fork pull request): enabled already, so nothing new runs.
+    "re-enable a cron that is enabled": (
+        "update_cron",
+        {"repo_id": 1, "cron_id": 1, "enabled": True},
+        _nothing,
+    ),
     "add cron to a secret of a repository that holds nothing": (
         "update_secret",
         ADD_CRON,

@@ -161,15 +161,18 @@ TOOLS: tuple[ToolSpec, ...] = (
         annotations=WRITE_DESTRUCTIVE,
         guard=GuardRule(
             when="moves_cron_past_approval",
-            condition=f"Asks, when branch is passed, {STARTS_CONDITION}. Other changes never ask.",
+            condition=(
+                f"Asks, when branch is passed or enabled turns true from false (the cron's branch), "
+                f"{STARTS_CONDITION}. Other changes never ask."
+            ),
             targets=("repo_id", "cron_id"),
             body_bound=True,
             needs_current_state=True,
         ),
         untrusted_output=True,
         description=(
-            "Changes a cron job; enabled=false pauses it. Asks a person for a new branch with a"
-            " blocked, declined or unapproved pipeline."
+            "Changes a cron job; enabled=false pauses it. Asks a person for a new branch, or"
+            " re-enabling on a branch, with a blocked, declined or unapproved pipeline."
         ),
         params=(
             REPO_ID,
@@ -220,7 +223,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         answer=One("cron", "Updated cron job {id} of repository {repo_id}."),
         question=Ask(
-            "This will change cron job {cron_id} of repository {repo_id} to run on the branch the call names.",
+            "This will change cron job {cron_id} of repository {repo_id}, which then runs on the branch the "
+            "call names (or its own).",
             (_UNHELD,),
             when=BRANCH_CLAUSES,
             fields=True,
