@@ -121,7 +121,7 @@ def _forge_repos() -> list[ForgeRepo]:
             admins=(ADMIN_LOGIN,),
         ),
         ForgeRepo("1002", "acme", "api", private=True, branches=["main", "v2"], admins=(ADMIN_LOGIN,)),
-        ForgeRepo("1003", "umbrella", "infra", private=True, admins=(ADMIN_LOGIN,)),
+        ForgeRepo("1003", "umbrella", "infra", private=True, branches=["main", "dev"], admins=(ADMIN_LOGIN,)),
         ForgeRepo("1004", "bob", "dotfiles", private=True, admins=(USER_LOGIN,)),
         ForgeRepo("1005", "acme", "old-site", private=False, branches=["master"], default_branch="master"),
         ForgeRepo("1006", "bench", "logs", private=False, admins=(ADMIN_LOGIN,)),
@@ -134,7 +134,18 @@ def _forge_repos() -> list[ForgeRepo]:
 _REPOS: tuple[tuple[int, str, int, int, str, dict[str, Any]], ...] = (
     (1, "1001", 4, 1, "public", {"allow_deploy": True, "cancel_previous_pipeline_events": ["push"]}),
     (2, "1002", 4, 1, "internal", {"require_approval": "pull_requests"}),
-    (3, "1003", 5, 1, "private", {"trusted": {"network": True, "volumes": False, "security": False}}),
+    # Every event waits for approval; main's pushes were approved, dev holds a blocked push (guard.md §1c).
+    (
+        3,
+        "1003",
+        5,
+        1,
+        "private",
+        {
+            "trusted": {"network": True, "volumes": False, "security": False},
+            "require_approval": "all_events",
+        },
+    ),
     (4, "1004", 2, 2, "private", {}),
     # Deactivated (DELETE without remove): kept with its history, no owner, still readable.
     (5, "1005", 4, 0, "public", {"active": False}),
@@ -166,11 +177,14 @@ _REGISTRIES = (
     (3, 0, 0, "quay.io", "robot"),
     (4, 0, 4, "registry.example.org:5000", "bob"),
 )
-# id, name, schedule, branch, enabled, time zone (all of acme/web)
+# id, name, schedule, branch, enabled, time zone, repository id
 _CRONS = (
-    (1, "nightly", "0 3 * * *", "main", True, "UTC"),
-    (2, "weekly-cleanup", "@weekly", "", False, "Europe/Berlin"),
-    (3, H_IGNORE, "*/30 * * * *", "develop", False, "UTC"),
+    (1, "nightly", "0 3 * * *", "main", True, "UTC", 1),
+    (2, "weekly-cleanup", "@weekly", "", False, "Europe/Berlin", 1),
+    (3, H_IGNORE, "*/30 * * * *", "develop", False, "UTC", 1),
+    # umbrella/infra: one on the branch with the blocked push, one on the default branch
+    (4, "dev-smoke", "0 4 * * *", "dev", False, "UTC", 3),
+    (5, "main-smoke", "0 5 * * *", "", False, "UTC", 3),
 )
 # id, name, org id (-1: global), owner's user id, capacity, other fields. acme-runner is drained
 # (no_schedule): putting it back in service asks (guard.md §1c).
@@ -273,11 +287,11 @@ def _add_settings(world: World, now: int) -> None:
         )
     for rid, org_id, repo_id, address, username in _REGISTRIES:
         world.registries[rid] = Registry(rid, org_id, repo_id, address, username, password=f"pw-{rid}")
-    for cid, name, schedule, branch, enabled, tz in _CRONS:
+    for cid, name, schedule, branch, enabled, tz, repo_id in _CRONS:
         world.crons[cid] = Cron(
             id=cid,
             name=name,
-            repo_id=1,
+            repo_id=repo_id,
             creator_id=1,
             schedule=schedule,
             created=T0 + cid,

@@ -175,6 +175,8 @@ _FORGED_NAMES = [
     ),
     ("lint", "failure", [(FORGED_STEP_NAME, "commands", "failure", 2, _ok("+ make lint", "exit status 2"))]),
 ]
+# A pipeline an admin approved (umbrella/infra holds every event).
+_APPROVED = {"reviewed_by": "ada", "reviewed": T0 + 300_500}
 
 # (repository id, number, event, status, branch, message, everything else: author, workflows, pipeline fields)
 PIPELINES: tuple[tuple[int, int, str, str, str, str, Mapping[str, Any]], ...] = (
@@ -214,11 +216,15 @@ PIPELINES: tuple[tuple[int, int, str, str, str, str, Mapping[str, Any]], ...] = 
     (2, 2, "pull_request", "blocked", "main", "Add rate limiting", {
         "title": "Add rate limiting", "pr": 5, "workflows": _standard("blocked", "blocked"),
     }),
-    (3, 1, "push", "success", "main", "terraform", {"workflows": _standard()}),
+    (3, 1, "push", "success", "main", "terraform", {"workflows": _standard(), **_APPROVED}),
     (3, 2, "push", "failure", "main", FRAMING_COMMIT, {
-        "workflows": _standard("failure", "failure", 3, list(FRAMING_LOG)),
+        "workflows": _standard("failure", "failure", 3, list(FRAMING_LOG)), **_APPROVED,
     }),
-    (3, INVISIBLE_NUMBER, "push", "failure", "main", INVISIBLE_COMMIT, {"workflows": _FORGED_NAMES}),
+    # umbrella/infra requires approval for every event: a push on dev waits for it (guard.md §1c).
+    (3, 3, "push", "blocked", "dev", "try the new runner", {
+        "author": "mallory", "workflows": _standard("blocked", "blocked"),
+    }),
+    (3, INVISIBLE_NUMBER, "push", "failure", "main", INVISIBLE_COMMIT, {"workflows": _FORGED_NAMES, **_APPROVED}),
     (4, 1, "push", "failure", "main", "zshrc", {"workflows": _standard("failure", "failure", 1)}),
     (5, 1, "push", "success", "master", "last deploy", {}),
     # bench/logs: the big logs, a failure in two workflows, and two pipelines still running

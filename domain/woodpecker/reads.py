@@ -4,11 +4,12 @@ A tool's `current` names its reads; a mapping of several gives the rule one obje
 under its key, read in the mapping's order. Besides a plain `Request` (a failure ends the call with
 nothing done) a read may be:
 
-- a `Probe`: a read whose answer may be "there is none". A clear 404 answers `ABSENT`; any other
-  failure (a 403 for want of rights, a 5xx, a timeout, an unreadable answer) leaves its key out,
-  and a rule counts a missing key as "it is there" (fail closed). Its request is built from the
-  arguments and the answers so far, so it can depend on an earlier read (None: nothing to read,
-  the key is left out).
+- a `Probe`: a read that may fail without failing the call. A clear 404 answers `ABSENT`; any
+  other failure (a 403 for want of rights, a 5xx, a timeout, an unreadable answer) leaves its key
+  out. A rule counts a missing key, and an `ABSENT` where it needs an object, as the case that asks
+  (fail closed: for a wider secret "it is there", for a branch's pipelines "unread"). Its request is
+  fixed, or built from the arguments and the answers so far, so it can depend on an earlier read
+  (None: nothing to read, the key is left out).
 - a `FindInPages` (domain/woodpecker/plans.py): walk a list until an entry matches.
 
 Nothing here sends anything.
@@ -28,7 +29,11 @@ Answers = Mapping[str, Any]
 class Probe:
     """A read that may find nothing: 404 answers ABSENT, any other failure leaves the key out."""
 
-    request: Callable[[Args, Answers], Request | None]
+    request: Request | Callable[[Args, Answers], Request | None]
+
+    def planned(self, args: Args, answers: Answers) -> Request | None:
+        """The request to send now, or None when there is nothing to read."""
+        return self.request if isinstance(self.request, Request) else self.request(args, answers)
 
 
 class _Absent:

@@ -1,4 +1,4 @@
-"""Woodpecker's widening rules: the eleven conditional tools ask only in the direction that widens reach."""
+"""Woodpecker's widening rules: the fifteen conditional tools ask only in the direction that widens reach."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,6 +32,12 @@ UNKNOWN_RECORD = "unknown_record"
 SHADOWS_ORGANIZATION_SECRET = "shadows_organization_secret"  # noqa: S105 - a reason id, not a secret
 SHADOWS_GLOBAL_SECRET = "shadows_global_secret"  # noqa: S105 - a reason id, not a secret
 UNDRAINS_AGENT = "undrains_agent"
+# guard.md §1c: starting a pipeline that Woodpecker never holds (manual, cron).
+SETS_VARIABLES = "sets_variables"
+BRANCH_HELD = "branch_held"
+BRANCH_UNAPPROVED = "branch_unapproved"
+BRANCH_UNREAD = "branch_unread"
+ADDS_UNHELD_EVENT = "adds_unheld_event"
 
 # Strictest last. A stored value not in this list counts as the strictest (fail closed).
 REQUIRE_APPROVAL_ORDER = ("none", "forks", "pull_requests", "all_events")
@@ -43,6 +49,20 @@ TRUSTED_FLAGS = {
     "trusted_security": GRANTS_TRUSTED_SECURITY,
 }
 PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_closed", "pull_request_metadata"})
+# Events whose pipelines Woodpecker never holds for approval (server/pipeline/gated.go).
+UNHELD_EVENTS = frozenset({"manual", "cron"})
+# Events a held pipeline can have: every other one Woodpecker knows, in its own order.
+HELD_EVENTS = (
+    "push",
+    "pull_request",
+    "pull_request_closed",
+    "pull_request_metadata",
+    "tag",
+    "release",
+    "deployment",
+)
+# Woodpecker's largest page (perPage over 50 is reset to 50): a full page may have more behind it.
+BRANCH_PAGE = 50
 SILENT_LEVELS = frozenset({"fatal", "panic", "disabled"})
 
 
@@ -370,15 +390,180 @@ class Undrains:
         return frozenset() if agent.get("no_schedule") is False else frozenset({UNDRAINS_AGENT})
 
 
+def branch_to_check(args: Mapping[str, Any], answers: Mapping[str, Any]) -> str | None:
+    """The branch a start runs: the call's `branch`, else the stored cron's (`answers["cron"]`, when the
+    call names a cron), else the repository's default branch (`answers["repo"]`), as Woodpecker picks
+    it; None when the answer that names it is missing or unreadable."""
+    named = args.get("branch")
+    if isinstance(named, str) and named:
+        return named
+    if "cron_id" in args:
+        cron = answers.get("cron")
+        if not isinstance(cron, Mapping) or _another(cron, "id", args.get("cron_id")):
+            return None
+        stored = cron.get("branch")
+        if not isinstance(stored, str):
+            return None
+        if stored:
+            return stored
+    repo = answers.get("repo")
+    if not isinstance(repo, Mapping) or _another(repo, "id", args.get("repo_id")):
+        return None
+    default = repo.get("default_branch")
+    return default if isinstance(default, str) and default else None
+
+
+def unreviewed_events(repo: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The events of a branch's pipelines that can need approval under `repo`'s current settings
+    (the pull-request events under forks and pull_requests, every held event otherwise, an unknown
+    mode counting as all_events); None under `none`, where nothing needs approval."""
+    mode = repo.get("require_approval")
+    if mode == "none":
+        return None
+    if mode in ("forks", "pull_requests"):
+        return tuple(e for e in HELD_EVENTS if e in PULL_REQUEST_EVENTS)
+    return HELD_EVENTS
+
+
+def _listed(value: object, branch: str, status: str | None = None) -> list[Mapping[str, Any]] | None:
+    """A page of a branch's pipelines, or None when it is not one: not a list of objects, or one
+    naming another branch or (for a status-filtered read) another status than was asked for."""
+    if not isinstance(value, list | tuple) or not all(isinstance(p, Mapping) for p in value):
+        return None
+    for p in value:
+        if p.get("branch") != branch or (status is not None and p.get("status") != status):
+            return None
+    return list(value)
+
+
+def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+    """Why starting a manual or cron pipeline on the branch would go around an approval.
+
+    `current` holds "repo" (its approval settings), "blocked" and "declined" (the branch's pipelines
+    of each status) and, unless nothing needs approval, "unreviewed" (the branch's pipelines of the
+    events `unreviewed_events` names); "cron" too for a call that names one. Each list is one page of
+    BRANCH_PAGE, newest first. Anything missing, malformed, answering another branch, repository or
+    cron, or a full page of "unreviewed" without a finding, counts as unread: BRANCH_UNREAD (it asks).
+    """
+    answers = current if current is not None else {}
+    branch = branch_to_check(args, answers)
+    repo = answers.get("repo")
+    if branch is None or not isinstance(repo, Mapping) or _another(repo, "id", args.get("repo_id")):
+        return frozenset({BRANCH_UNREAD})
+    found: set[str] = set()
+    for status in ("blocked", "declined"):
+        listed = _listed(answers.get(status), branch, status)
+        if listed is None:
+            found.add(BRANCH_UNREAD)
+        elif listed:
+            found.add(BRANCH_HELD)
+    if unreviewed_events(repo) is not None:
+        listed = _listed(answers.get("unreviewed"), branch)
+        if listed is None:
+            found.add(BRANCH_UNREAD)
+        else:
+            if any(needs_approval(repo, p) and not _reviewed(p) for p in listed):
+                found.add(BRANCH_UNAPPROVED)
+            elif len(listed) >= BRANCH_PAGE:
+                found.add(BRANCH_UNREAD)  # older pipelines lie beyond the page read
+    return frozenset(found)
+
+
+def _reviewed(pipeline: Mapping[str, Any]) -> bool:
+    reviewed_by = pipeline.get("reviewed_by")
+    return isinstance(reviewed_by, str) and reviewed_by != ""
+
+
+@dataclass(frozen=True, slots=True)
+class StartsPastApproval:
+    """trigger_pipeline, create_cron and run_cron (and update_cron with `only_with_branch`): a manual or
+    cron pipeline is never held, so starting one on a branch with a blocked, declined or unapproved
+    pipeline runs that code unasked; and a trigger's variables reach every step (any name may change
+    what a step's own tools run or fetch), so non-empty variables always ask.
+
+    With `only_with_branch` (update_cron) only a change that can start runs on a branch is decided: a new
+    branch, or `enabled: true` on a cron that is not enabled now (an unread cron counts as not enabled).
+    """
+
+    only_with_branch: bool = False
+
+    def needs_current(self, args: Mapping[str, Any]) -> bool:
+        return not self.only_with_branch or "branch" in args or _passed_true(args, "enabled")
+
+    def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+        found: set[str] = set()
+        if "variables" in args:
+            variables = args["variables"]
+            if not isinstance(variables, Mapping) or len(variables) > 0:
+                found.add(SETS_VARIABLES)
+        if self.needs_current(args) and not self._already_enabled(args, current):
+            found |= branch_reasons(args, current)
+        return frozenset(found)
+
+    def _already_enabled(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
+        """update_cron re-enabling, on the same branch, a cron that is enabled already: no new run."""
+        if not self.only_with_branch or "branch" in args:
+            return False
+        cron = current.get("cron") if current is not None else None
+        return (
+            isinstance(cron, Mapping)
+            and not _another(cron, "id", args.get("cron_id"))
+            and cron.get("enabled") is True
+        )
+
+
+def _requires_approval(args: Mapping[str, Any], repo: object) -> bool:
+    """Whether a secret's repository holds any pipeline for approval (require_approval other than none).
+
+    An organization or global secret reaches repositories this server did not read, and an unread,
+    another or an unrecognised repository counts as the strictest: both require approval (fail closed).
+    """
+    if args.get("scope") != "repository":
+        return True
+    if not isinstance(repo, Mapping) or _another(repo, "id", args.get("repo_id")):
+        return True
+    return _approval_rank(repo.get("require_approval")) > 0
+
+
+@dataclass(frozen=True, slots=True)
+class SecretWidening:
+    """update_secret: NewValueOrWidening's cases, and `manual` or `cron` added to the events of a secret
+    that reaches a repository requiring approval (those pipelines are never held, so the secret then
+    reaches code nobody approved).
+
+    `current` is {"secret": <the stored secret>, "repo": <its repository, for a repository secret
+    when events names manual or cron>}.
+    """
+
+    def needs_current(self, args: Mapping[str, Any]) -> bool:
+        return NewValueOrWidening().needs_current(args)
+
+    def reasons(self, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
+        stored = current.get("secret") if current is not None else None
+        secret = stored if isinstance(stored, Mapping) else None
+        found = set(NewValueOrWidening().reasons(args, secret))
+        if "events" in args:
+            wanted = _str_items(args["events"])
+            if secret is not None and _another(secret, "name", args.get("name")):
+                secret = None
+            had = _str_items(secret.get("events")) if secret is not None else None
+            added = wanted is None or bool((wanted & UNHELD_EVENTS) - (had or frozenset()))
+            if added and _requires_approval(args, current.get("repo") if current is not None else None):
+                found.add(ADDS_UNHELD_EVENT)
+        return frozenset(found)
+
+
 WOODPECKER_RULES: Mapping[str, WideningRule] = {
     "scope_instance": ScopeInstance(),
     "grants_admin": GrantsAdmin(),
     "widens_repository": WidensRepository(),
-    "new_value_or_widening": NewValueOrWidening(),
+    "new_value_or_widening": SecretWidening(),
     "new_password": NewPassword(),
     "silences_server": SilencesServer(),
     "bypasses_approval": BypassesApproval(),
     "reactivates": Reactivates(),
     "pull_request_events_or_shadows": PullRequestEventsOrShadows(),
     "undrains": Undrains(),
+    "starts_past_approval": StartsPastApproval(),
+    "moves_cron_past_approval": StartsPastApproval(only_with_branch=True),
 }

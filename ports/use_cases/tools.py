@@ -184,7 +184,7 @@ class ToolRunner:
     ) -> Any:
         """A probe's answer: the data, ABSENT on a clear 404, _UNREAD on any other failure or when
         there is nothing to read (the rule then counts the object as there: fail closed)."""
-        planned = probe.request(args, answers)
+        planned = probe.planned(args, answers)
         if planned is None:
             return _UNREAD
         try:

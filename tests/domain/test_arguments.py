@@ -118,7 +118,7 @@ def test_every_per_page_is_bounded_by_woodpeckers_cap_and_every_confirm_token_is
             with pytest.raises(ArgumentError) as caught:
                 validate(tool, {"confirm_token": "not-a-token"})
             assert "confirm_token" in caught.value.arguments
-    assert seen_per_page >= 10 and seen_token == 30
+    assert seen_per_page >= 10 and seen_token == 34
 
 
 def test_defaults_are_applied_and_keys_come_in_catalogue_order() -> None:

@@ -57,7 +57,18 @@ ADDITIONS = {
     "wait_for_pipeline",
     "get_signature_public_key",
 }
-ADDED_PARAMETERS = {"get_step_logs": ["from_line", "to_line"]}
+# guard.md §1c (review of 2026-12-02) guards four tools the shared catalogue leaves unguarded: their
+# guards, by condition, and the confirm_token each then takes, after its own parameters.
+GUARDED_BEYOND_SHARED = {
+    "trigger_pipeline": "starts_past_approval",
+    "create_cron": "starts_past_approval",
+    "update_cron": "moves_cron_past_approval",
+    "run_cron": "starts_past_approval",
+}
+ADDED_PARAMETERS = {
+    "get_step_logs": ["from_line", "to_line"],
+    **{name: ["confirm_token"] for name in GUARDED_BEYOND_SHARED},
+}
 SHARED_TOOLS = [t for t in WOODPECKER_TOOLS if t.name not in ADDITIONS]
 
 
@@ -66,15 +77,16 @@ def test_counts_are_the_products_contract() -> None:
     assert len(tools) == 76 and len(SHARED_TOOLS) == 71
     assert sum(t.kind == "read" for t in tools) == 39
     assert sum(t.kind == "write" for t in tools) == 37
-    assert sum(t.guarded for t in tools) == 30
+    assert sum(t.guarded for t in tools) == 34
     assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 19
     assert sum(t.essential for t in tools) == 8
 
 
 def test_the_combined_shared_catalogue_has_the_same_counts(shared: dict[str, dict]) -> None:
     guarded = [t for t in shared.values() if t["guard"]]
-    assert len(guarded) == 30
+    assert len(guarded) == 30 == 34 - len(GUARDED_BEYOND_SHARED)
     assert sum(t["guard"]["when"] == "always" for t in guarded) == 19
+    assert not any(shared[name]["guard"] for name in GUARDED_BEYOND_SHARED)
 
 
 def test_every_guarded_tool_takes_a_confirm_token_and_no_other_tool_does() -> None:
@@ -84,7 +96,9 @@ def test_every_guarded_tool_takes_a_confirm_token_and_no_other_tool_does() -> No
 
 def test_the_additions_are_the_documented_ones_and_only_read() -> None:
     assert {t.name for t in ADDED_TOOLS} == ADDITIONS
-    assert {name: [p.name for p in ps] for name, ps in ADDED_PARAMS.items()} == ADDED_PARAMETERS
+    assert {name: [p.name for p in ps] for name, ps in ADDED_PARAMS.items()} == {
+        name: params for name, params in ADDED_PARAMETERS.items() if name not in GUARDED_BEYOND_SHARED
+    }
     for name in ADDITIONS:
         tool = WOODPECKER_TOOLS.get(name)
         assert tool.kind == "read" and tool.guard is None and tool.untrusted_output, name
@@ -110,7 +124,10 @@ def test_names_kinds_annotations_and_guards_match_the_shared_catalogue(shared: d
             tool.annotations.open_world,
         ) == (a["readOnlyHint"], a["destructiveHint"], a["idempotentHint"], a["openWorldHint"]), tool.name
         g = spec["guard"]
-        if g is None:
+        if tool.name in GUARDED_BEYOND_SHARED:
+            assert g is None and tool.guard is not None, tool.name
+            assert tool.guard.when == GUARDED_BEYOND_SHARED[tool.name] and tool.guard.needs_current_state
+        elif g is None:
             assert tool.guard is None, tool.name
         else:
             assert tool.guard is not None, tool.name
@@ -163,7 +180,11 @@ ASKS_WHEN = {
     "create_secret": ("pull-request event", "wider level"),
     "create_registry": ("password",),
     "update_agent": ("drained",),
-    "update_secret": ("new value", "pull-request event", "image list"),
+    "update_secret": ("new value", "pull-request event", "image list", "manual or cron"),
+    "trigger_pipeline": ("variables", "blocked", "declined", "unapproved"),
+    "create_cron": ("blocked", "declined", "unapproved"),
+    "update_cron": ("new branch", "re-enabling", "blocked", "declined", "unapproved"),
+    "run_cron": ("its branch", "blocked", "declined", "unapproved"),
     "update_registry": ("password",),
     "update_user": ("admin=true",),
     "set_log_level": ("fatal", "panic", "disabled"),
@@ -196,8 +217,8 @@ def test_tools_that_start_a_build_say_that_a_repeat_starts_another_run(name: str
     assert "Not idempotent: every call, a repeat" in tool.description, name
     assert "starts another run" in tool.description, name
     assert tool.annotations.idempotent is False, name
-    # A restart asks only when it would go around an approval (guard.md §1b); the others never ask.
-    assert (tool.guard is None) == (name != "restart_pipeline"), name
+    # Each asks only when it would go around an approval (guard.md §1b, §1c), or a trigger sets variables.
+    assert tool.guard is not None and not tool.guard.always, name
 
 
 def test_move_repository_warns_that_a_retry_on_3_11_moves_twice() -> None:

@@ -61,15 +61,58 @@ def model_needs_approval(repo: Mapping[str, Any], pipeline: Mapping[str, Any]) -
     return True
 
 
+STARTS = ("trigger_pipeline", "create_cron", "update_cron", "run_cron")
+PAGE = 50
+
+
+def model_branch_asks(args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
+    """guard.md §1c, plainly: the branch the start runs has a blocked or declined pipeline, or one that
+    needs approval now with no review; anything not read, or a full page with nothing found, asks."""
+    if current is None or not isinstance(current.get("repo"), dict):
+        return True
+    repo = current["repo"]
+    if repo.get("id") not in (None, args["repo_id"]):
+        return True
+    branch = args.get("branch")
+    if not branch and "cron_id" in args:
+        cron = current.get("cron")
+        if not isinstance(cron, dict) or cron.get("id") not in (None, args["cron_id"]):
+            return True
+        branch = cron.get("branch")
+        if not isinstance(branch, str):
+            return True
+    if not branch:
+        branch = repo.get("default_branch")
+    if not isinstance(branch, str) or not branch:
+        return True
+    for status in ("blocked", "declined"):
+        listed = current.get(status)
+        if not isinstance(listed, list):
+            return True
+        if any(p.get("branch") != branch or p.get("status") != status for p in listed):
+            return True
+        if listed:
+            return True
+    if repo.get("require_approval") == "none":
+        return False
+    listed = current.get("unreviewed")
+    if not isinstance(listed, list) or any(p.get("branch") != branch for p in listed):
+        return True
+    if any(model_needs_approval(repo, p) and not p.get("reviewed_by") for p in listed):
+        return True
+    return len(listed) >= PAGE
+
+
 def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
     """A deliberately plain restatement of guard.md §1. `current` None means nothing was read; a read
     that answered another object (another secret's name) counts as nothing read."""
-    if (
-        tool == "update_secret"
-        and current is not None
-        and current.get("name") not in (None, args.get("name"))
-    ):
-        current = None
+    repo_read: Any = None
+    if tool == "update_secret":
+        # Read as {"secret": ..., "repo": ...}; the repository only for manual or cron on a repository secret.
+        repo_read = None if current is None else current.get("repo")
+        current = None if current is None else current.get("secret")
+        if not isinstance(current, dict) or current.get("name") not in (None, args.get("name")):
+            current = None
     if tool in ALWAYS_ASKS:
         return True
     if tool == "repair_repository":
@@ -139,6 +182,20 @@ def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | 
             if after == "none":
                 return True
         return False
+    if tool in STARTS:
+        if args.get("variables"):
+            return True
+        if tool == "update_cron" and "branch" not in args:
+            if args.get("enabled") is not True:
+                return False
+            cron = None if current is None else current.get("cron")
+            if (
+                isinstance(cron, dict)
+                and cron.get("id") in (None, args["cron_id"])
+                and cron.get("enabled") is True
+            ):
+                return False  # enabled already: re-enabling starts nothing new
+        return model_branch_asks(args, current)
     if tool == "update_secret":
         if "value" in args:
             return True
@@ -146,6 +203,14 @@ def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | 
             had = set() if current is None else set(current.get("events") or [])
             if (set(args["events"]) & PR_EVENTS) - had:
                 return True
+            # guard.md §1c: manual or cron added where approval is required (unread counts as required).
+            if (set(args["events"]) & {"manual", "cron"}) - had:
+                if args["scope"] != "repository" or not isinstance(repo_read, dict):
+                    return True
+                if repo_read.get("id") not in (None, args.get("repo_id")):
+                    return True
+                if repo_read.get("require_approval") != "none":
+                    return True
         if args.get("images") == []:
             if current is None or current.get("images"):
                 return True
@@ -177,7 +242,7 @@ EVENTS = st.lists(
     st.sampled_from(["push", "tag", "release", "deployment", "cron", "manual", *sorted(PR_EVENTS)]),
     unique=True,
 )
-SECRET_CURRENT = st.none() | st.fixed_dictionaries(
+SECRET = st.fixed_dictionaries(
     {},
     optional={
         "events": EVENTS | st.none(),
@@ -185,6 +250,14 @@ SECRET_CURRENT = st.none() | st.fixed_dictionaries(
         "name": st.text(max_size=20),
     },
 )
+SECRETS_REPO = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": st.sampled_from([1, 4, 9]),
+        "require_approval": st.sampled_from([*STRICTNESS, "", "future_mode"]) | st.none(),
+    },
+)
+SECRET_CURRENT = st.none() | st.fixed_dictionaries({}, optional={"secret": SECRET, "repo": SECRETS_REPO})
 
 
 PIPELINE = st.fixed_dictionaries(
@@ -215,6 +288,41 @@ LISTED = st.fixed_dictionaries(
     optional={"id": st.sampled_from([0, 5, 9]), "active": st.booleans(), "full_name": st.text(max_size=10)},
 )
 ACTIVATE_CURRENT = st.none() | st.fixed_dictionaries({"repos": st.lists(LISTED, max_size=4)})
+
+BRANCHES = st.sampled_from(["main", "dev", "develop", "feature/x"])
+LISTED_PIPELINE = st.fixed_dictionaries(
+    {"branch": BRANCHES},
+    optional={
+        "status": st.sampled_from(["success", "failure", "killed", "blocked", "declined", "pending"]),
+        "event": st.sampled_from(["push", "tag", "cron", "manual", "deployment", *sorted(PR_EVENTS)]),
+        "author": st.sampled_from(["bob", "mallory"]),
+        "from_fork": st.booleans(),
+        "reviewed_by": st.sampled_from(["", "ada"]),
+    },
+)
+PAGE_OF = st.lists(LISTED_PIPELINE, max_size=3) | LISTED_PIPELINE.map(lambda p: [p] * PAGE)
+START_REPO = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": st.sampled_from([1, 3]),
+        "default_branch": BRANCHES | st.just(""),
+        "require_approval": st.sampled_from([*STRICTNESS, "", "future_mode"]),
+        "approval_allowed_users": st.lists(st.sampled_from(["bob", "mallory"]), unique=True),
+    },
+)
+START_CRON = st.fixed_dictionaries(
+    {}, optional={"id": st.sampled_from([1, 4]), "branch": BRANCHES | st.just(""), "enabled": st.booleans()}
+)
+START_CURRENT = st.none() | st.fixed_dictionaries(
+    {},
+    optional={
+        "cron": START_CRON,
+        "repo": START_REPO,
+        "blocked": PAGE_OF,
+        "declined": PAGE_OF,
+        "unreviewed": PAGE_OF,
+    },
+)
 
 
 # What the probes of a repository's or organization's new secret answered (domain/woodpecker/reads.py):
@@ -258,6 +366,8 @@ def current_for(tool: ToolSpec) -> st.SearchStrategy[Mapping[str, Any] | None]:
         return SHADOW_CURRENT
     if tool.name == "update_agent":
         return AGENT_CURRENT
+    if tool.name in STARTS:
+        return START_CURRENT
     return OTHER_CURRENT
 
 
@@ -299,8 +409,8 @@ def test_an_always_guarded_tool_asks_with_the_reason_always(
     assert decide(tool, args, None, WOODPECKER_RULES) == Decision(ask=True, reasons=frozenset({ALWAYS}))
 
 
-def test_thirty_tools_are_guarded_of_which_nineteen_always_ask() -> None:
-    assert len(GUARDED) == 30
+def test_thirty_four_tools_are_guarded_of_which_nineteen_always_ask() -> None:
+    assert len(GUARDED) == 34
     assert {t.name for t in GUARDED if t.guard is not None and t.guard.always} == ALWAYS_ASKS
     assert {t.guard.when for t in GUARDED if t.guard is not None and not t.guard.always} == set(
         WOODPECKER_RULES
@@ -326,6 +436,8 @@ def test_the_stored_object_is_needed_only_when_a_comparing_field_is_present(
         or tool.name == "activate_repository"
         or (tool.name == "create_secret" and args["scope"] != "global")
         or (tool.name == "update_agent" and args.get("no_schedule") is False)
+        or tool.name in ("trigger_pipeline", "create_cron", "run_cron")
+        or (tool.name == "update_cron" and ("branch" in args or args.get("enabled") is True))
     )
     assert needs_current(tool, args, WOODPECKER_RULES) == expected
 
@@ -341,6 +453,11 @@ def test_a_call_that_needs_no_read_decides_the_same_whatever_the_stored_object(
 
 UPDATE_REPOSITORY = WOODPECKER_TOOLS.get("update_repository")
 UPDATE_SECRET = WOODPECKER_TOOLS.get("update_secret")
+
+
+def _read(secret: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """update_secret's reads as the guard gets them: the stored secret under "secret"."""
+    return None if secret is None else {"secret": secret}
 
 
 def test_withdrawing_trust_and_tightening_apply_without_a_question() -> None:
@@ -466,7 +583,7 @@ def test_a_restart_as_a_deployment_asks_without_reading() -> None:
 def test_emptying_images_asks_only_when_the_secret_has_images_now(stored: object, asks: bool) -> None:
     current = None if stored == "unread" else {} if stored == "missing" else {"images": stored}
     args = {"scope": "repository", "repo_id": 1, "name": "K", "images": []}
-    assert decide(UPDATE_SECRET, args, current, WOODPECKER_RULES).ask is asks
+    assert decide(UPDATE_SECRET, args, _read(current), WOODPECKER_RULES).ask is asks
 
 
 @pytest.mark.parametrize(
@@ -483,7 +600,7 @@ def test_events_ask_only_when_a_pull_request_event_is_added(
     stored: object, wanted: list[str], asks: bool
 ) -> None:
     args = {"scope": "global", "name": "K", "events": wanted}
-    assert decide(UPDATE_SECRET, args, {"events": stored}, WOODPECKER_RULES).ask is asks
+    assert decide(UPDATE_SECRET, args, _read({"events": stored}), WOODPECKER_RULES).ask is asks
 
 
 def test_lowering_require_approval_below_an_unknown_stored_value_asks() -> None:
@@ -515,7 +632,7 @@ def test_adding_an_image_asks_only_when_the_secret_is_limited_to_others(
 ) -> None:
     current = None if stored == "unread" else {} if stored == "missing" else {"images": stored}
     args = {"scope": "repository", "repo_id": 1, "name": "K", "images": wanted}
-    decision = decide(UPDATE_SECRET, args, current, WOODPECKER_RULES)
+    decision = decide(UPDATE_SECRET, args, _read(current), WOODPECKER_RULES)
     assert decision.ask is asks
     assert decision.reasons == ({"adds_image"} if asks else set())
 
@@ -532,7 +649,7 @@ def test_a_comparison_that_could_not_read_the_stored_object_asks() -> None:
 def test_narrowing_secret_events_applies_without_a_question() -> None:
     current = {"events": ["push", "pull_request"], "images": ["alpine"]}
     args = {"scope": "repository", "repo_id": 1, "name": "K", "events": ["push"], "note": "narrowed"}
-    assert not decide(UPDATE_SECRET, args, current, WOODPECKER_RULES).ask
+    assert not decide(UPDATE_SECRET, args, _read(current), WOODPECKER_RULES).ask
 
 
 def test_a_malformed_value_fails_closed() -> None:
@@ -542,7 +659,10 @@ def test_a_malformed_value_fails_closed() -> None:
     assert decide(level, {"level": " PANIC "}, None, WOODPECKER_RULES).ask
     assert decide(level, {}, None, WOODPECKER_RULES).ask
     assert decide(
-        UPDATE_SECRET, {"scope": "global", "name": "K", "images": []}, {"images": "x"}, WOODPECKER_RULES
+        UPDATE_SECRET,
+        {"scope": "global", "name": "K", "images": []},
+        _read({"images": "x"}),
+        WOODPECKER_RULES,
     ).ask
 
 
@@ -654,7 +774,8 @@ def _secret_reach(secret: Mapping[str, Any]) -> tuple[frozenset[str], frozenset[
 @given(_ARGUMENTS_OF["update_secret"], SECRET_CURRENT)
 def test_an_update_of_a_secret_that_reaches_more_asks(args: dict[str, Any], current: Any) -> None:
     # Unread: the narrowest secret (no pull-request event, limited to no image).
-    before_pr, before_images = _secret_reach(current) if current is not None else (frozenset(), frozenset())
+    secret = None if current is None else current.get("secret")
+    before_pr, before_images = _secret_reach(secret) if secret is not None else (frozenset(), frozenset())
     given_pr, given_images = _secret_reach(args)
     after_pr = given_pr if "events" in args else before_pr
     after_images = given_images if "images" in args else before_images

@@ -181,7 +181,7 @@ def test_new_admin_reach_names_its_cost() -> None:
 def test_every_guarded_tool_says_why_it_asks_and_no_other_tool_does() -> None:
     from domain.woodpecker.questions import WHY_IT_ASKS
 
-    assert set(WHY_IT_ASKS) == {t.name for t in GUARDED} and len(WHY_IT_ASKS) == 30
+    assert set(WHY_IT_ASKS) == {t.name for t in GUARDED} and len(WHY_IT_ASKS) == 34
     assert all(why.strip().endswith(".") for why in WHY_IT_ASKS.values())
 
 

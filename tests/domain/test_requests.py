@@ -13,6 +13,7 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.catalogue.agents import merge_agent, org_agents
 from domain.woodpecker.catalogue.forges import merge_forge
 from domain.woodpecker.catalogue.users import merge_user
+from domain.woodpecker.reads import Probe
 from domain.woodpecker.requests import Request, check, current_for_guard, plan
 from tests.domain.test_arguments_fuzz import valid_arguments
 
@@ -207,9 +208,19 @@ def test_the_guard_reads_the_current_object_only_for_a_comparing_field() -> None
     assert current_for_guard(repo, {"repo_id": 1, "visibility": "public"}) == Request("GET", "/api/repos/1")
     secret = WOODPECKER_TOOLS.get("update_secret")
     assert current_for_guard(secret, {"scope": "global", "name": "s", "value": "v"}) is None
-    assert current_for_guard(
-        secret, {"scope": "organization", "org_id": 3, "name": "s", "images": []}
-    ) == Request("GET", "/api/orgs/3/secrets/s")
+    assert current_for_guard(secret, {"scope": "organization", "org_id": 3, "name": "s", "images": []}) == {
+        "secret": Request("GET", "/api/orgs/3/secrets/s")
+    }
+    # guard.md §1c: manual or cron on a repository secret reads its repository's approval settings too.
+    reads = current_for_guard(secret, {"scope": "repository", "repo_id": 4, "name": "s", "events": ["cron"]})
+    assert reads == {
+        "secret": Request("GET", "/api/repos/4/secrets/s"),
+        "repo": Probe(Request("GET", "/api/repos/4")),
+    }
+    no_repo = current_for_guard(
+        secret, {"scope": "repository", "repo_id": 4, "name": "s", "events": ["push"]}
+    )
+    assert no_repo is not None and "repo" not in no_repo
     assert current_for_guard(WOODPECKER_TOOLS.get("delete_forge"), {"forge_id": 1}) is None
 
 

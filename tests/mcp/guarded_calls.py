@@ -64,6 +64,11 @@ WIDENING: dict[str, dict[str, Any]] = {
         "client": "oauth-app",
         "oauth_client_secret": "fresh",
     },
+    # guard.md §1c: umbrella/infra (3) requires approval for every event and holds a blocked push on dev.
+    "trigger_pipeline": {"repo_id": 3, "branch": "dev"},
+    "create_cron": {"repo_id": 3, "name": "dev-nightly", "schedule": "0 2 * * *", "branch": "dev"},
+    "update_cron": {"repo_id": 3, "cron_id": 5, "branch": "dev"},  # main-smoke, moved to dev
+    "run_cron": {"repo_id": 3, "cron_id": 4},  # dev-smoke
 }
 
 # The harmless direction of each conditional tool: applies on the first call, no question.
@@ -89,6 +94,11 @@ HARMLESS: dict[str, dict[str, Any]] = {
     "update_user": {"login": "bob", "forge_id": 1, "email": "bob@new.example.org"},
     "set_log_level": {"level": "debug"},
     "update_agent": {"agent_id": 1, "no_schedule": False},  # runner-amd64-1: takes work already
+    # guard.md §1c: umbrella/infra's main holds nothing and its pushes were approved.
+    "trigger_pipeline": {"repo_id": 3, "branch": "main"},
+    "create_cron": {"repo_id": 3, "name": "main-nightly", "schedule": "0 2 * * *"},  # the default branch
+    "update_cron": {"repo_id": 3, "cron_id": 4, "branch": "main"},  # dev-smoke, moved off dev
+    "run_cron": {"repo_id": 3, "cron_id": 5},  # main-smoke: no branch, so the default one
 }
 # Conditional tools without a harmless direction: create_registry's password is required, and a password asks.
 NO_HARMLESS = frozenset({"create_registry"})

@@ -29,16 +29,21 @@ async def test_a_trigger_that_overrides_woodpeckers_own_variables_is_refused_and
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_trigger_with_ordinary_variables_runs(sandbox: Sandbox, mode: str) -> None:
-    args = {"repo_id": 1, "branch": "main", "variables": {"DEPLOY_ENV": "staging", "PATHS": "a:b"}}
+async def test_a_trigger_with_ordinary_variables_runs_once_a_person_says_yes(
+    sandbox: Sandbox, mode: str
+) -> None:
+    # guard.md §1c: any variable may change what a step runs (no list of names is complete), so it asks.
+    args = {"repo_id": 3, "branch": "main", "variables": {"DEPLOY_ENV": "staging", "PATHS": "a:b"}}
+    person = Person("accept")
     async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
-            async with Client(harness.server, mode=mode, elicitation_callback=Person("decline")) as client:
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                 result = await client.call_tool("trigger_pipeline", args)
     assert not result.is_error, result.content
-    assert [(w.method, w.path) for w in sandbox.state_changing_requests()] == [
-        ("POST", "/api/repos/1/pipelines")
-    ]
+    assert len(person.questions) == 1
+    sent = sandbox.state_changing_requests()
+    assert [(w.method, w.path) for w in sent] == [("POST", "/api/repos/3/pipelines")]
+    assert sent[0].body["variables"] == args["variables"]
 
 
 def _writes(sandbox: Sandbox) -> list[tuple[str, str]]:

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.anyio
 async def test_over_http_every_guarded_tool_reaches_woodpecker_only_after_a_yes(
     sandbox: Sandbox, mode: str
 ) -> None:
-    # The full matrix (30 tools x 4 answers) over a real loopback socket, one server and one
+    # The full matrix (34 tools x 4 answers) over a real loopback socket, one server and one
     # client per revision; test_e2e runs the same matrix over stdio.
     assert set(WIDENING) == {t.name for t in WOODPECKER_TOOLS if t.guarded}
     person = Person()
@@ -33,7 +33,7 @@ async def test_over_http_every_guarded_tool_reaches_woodpecker_only_after_a_yes(
 
 def test_every_conditional_tool_has_a_harmless_call_to_try() -> None:
     conditional = {t.name for t in WOODPECKER_TOOLS if t.guard is not None and not t.guard.always}
-    assert set(HARMLESS) == conditional - NO_HARMLESS and len(conditional) == 11
+    assert set(HARMLESS) == conditional - NO_HARMLESS and len(conditional) == 15
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -54,11 +54,13 @@ async def test_the_harmless_direction_applies_on_the_first_call_without_a_questi
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("tool", ["trigger_pipeline", "restart_pipeline", "run_cron"])
-async def test_tools_that_start_a_build_never_ask(sandbox: Sandbox, tool: str, mode: str) -> None:
+async def test_tools_that_start_a_build_ask_only_around_an_approval_and_say_a_repeat_runs_again(
+    sandbox: Sandbox, tool: str, mode: str
+) -> None:
     args = {
-        "trigger_pipeline": {"repo_id": 1, "branch": "main"},
+        "trigger_pipeline": HARMLESS["trigger_pipeline"],
         "restart_pipeline": {"repo_id": 1, "number": 2},
-        "run_cron": {"repo_id": 1, "cron_id": 1},
+        "run_cron": HARMLESS["run_cron"],
     }[tool]
     person = Person("decline")
     async with harness_for(sandbox, sandbox.admin_token) as harness:

@@ -138,7 +138,7 @@ async def test_framing_forgeries_in_the_sandbox_stay_inside_data_lines(sandbox: 
             )
 
             text, structured = await call("list_pipelines", repo_id=3)
-            (data,) = check_framing(text, r"3 pipelines of repository 3 \(page 1\)\.", set())
+            (data,) = check_framing(text, r"4 pipelines of repository 3 \(page 1\)\.", set())
             assert FRAMING_COMMIT in [p["message"] for p in json.loads(data)["pipelines"]]
 
             text, structured = await call("get_step_logs", repo_id=3, number=2, step_id=30204)

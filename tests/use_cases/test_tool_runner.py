@@ -150,9 +150,31 @@ async def test_read_current_reads_a_secret_at_its_scope_only_for_events_or_image
     args = {"scope": "organization", "org_id": 4, "name": "npm_token"}
     assert await runner.read_current("update_secret", {**args, "value": "new"}, ada) is None
     current = await runner.read_current("update_secret", {**args, "events": ["push"]}, ada)
-    assert current is not None and current["events"] == ["manual", "push", "tag"]
-    assert "value" not in current or not current["value"]
+    assert current is not None and set(current) == {"secret"}
+    assert current["secret"]["events"] == ["manual", "push", "tag"]
+    assert "value" not in current["secret"] or not current["secret"]["value"]
     assert await runner.read_current("delete_forge", {"forge_id": 1}, ada) is None
+
+
+async def test_a_starts_reads_follow_each_other_and_a_failed_one_is_left_out(
+    runner: ToolRunner, sandbox: Sandbox
+) -> None:
+    ada = _cred(sandbox)
+    # Cron 4 of umbrella/infra runs on dev: the reads find its branch, then dev's blocked push.
+    current = await runner.read_current("run_cron", {"repo_id": 3, "cron_id": 4}, ada)
+    assert current is not None and list(current) == ["cron", "repo", "blocked", "declined", "unreviewed"]
+    assert [(p["number"], p["branch"]) for p in current["blocked"]] == [(3, "dev")]
+    assert current["declined"] == [] and current["unreviewed"] == current["blocked"]
+    # Cron 5 names no branch: the default branch's pipelines are read.
+    main = await runner.read_current("run_cron", {"repo_id": 3, "cron_id": 5}, ada)
+    assert main is not None and {p["branch"] for p in main["unreviewed"]} == {"main"}
+    # An unknown cron: its read fails (404) and is left out, and nothing names the branch to read.
+    missing = await runner.read_current("run_cron", {"repo_id": 3, "cron_id": 999}, ada)
+    assert missing is not None and list(missing) == ["repo"]
+    # Nothing needs approval under none: that list is not read at all.
+    sandbox.world.repos[1].require_approval = "none"
+    none = await runner.read_current("trigger_pipeline", {"repo_id": 1, "branch": "main"}, ada)
+    assert none is not None and list(none) == ["repo", "blocked", "declined"]
 
 
 async def test_read_current_raises_the_gateways_error(runner: ToolRunner, sandbox: Sandbox) -> None:

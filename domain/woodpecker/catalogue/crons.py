@@ -1,6 +1,6 @@
 """A repository's cron jobs."""
 
-from domain.tools import Arg, Endpoint, Fixed, Param, ToolSpec
+from domain.tools import Arg, Endpoint, Fixed, GuardRule, Param, ToolSpec
 from domain.woodpecker.answers import Done, Listed, One
 from domain.woodpecker.asking import Ask
 from domain.woodpecker.catalogue.common import (
@@ -19,10 +19,26 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.catalogue.pipelines import (
+    BRANCH_CLAUSES,
+    BRANCH_READS,
+    STARTS_CONDITION,
+    branch_sources,
+)
 
 _CRON_ID = id_param("cron_id", "From list_crons.")
 
 _TIMEZONE_PATTERN = r"^[A-Za-z0-9_+\-/]+$"
+
+# Woodpecker never holds a cron pipeline for approval (server/pipeline/gated.go).
+_UNHELD = (
+    "Woodpecker never holds a cron pipeline for approval: each run starts at once, with this "
+    "repository's secrets for cron events."
+)
+_WHY = (
+    "Woodpecker never holds a cron pipeline, so on a branch whose code is held or was declined a cron "
+    "run goes around approve_pipeline."
+)
 
 _SCHEDULE = Param(
     "schedule",
@@ -63,9 +79,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         "create_cron",
         group="crons",
         annotations=WRITE_ADDS,
+        guard=GuardRule(
+            when="starts_past_approval",
+            condition=f"Asks, for the cron's branch (the default branch when none is named), {STARTS_CONDITION}.",
+            targets=("repo_id",),
+            body_bound=True,
+            needs_current_state=True,
+        ),
         description=(
             "Adds an enabled cron job. Its event is cron: steps and secrets limited "
-            "to other events are left out."
+            "to other events are left out. Asks a person for a branch with a blocked,"
+            " declined or unapproved pipeline."
         ),
         params=(
             REPO_ID,
@@ -96,6 +120,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "pattern": _TIMEZONE_PATTERN,
                 },
             ),
+            CONFIRM_TOKEN,
         ),
         endpoints=(
             Endpoint(
@@ -109,6 +134,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "enabled": Fixed(True),
                 },
             ),
+            *BRANCH_READS,
         ),
         notes=(
             "Always send enabled: true; since 3.13 an omitted enabled creates a disabled job.",
@@ -119,13 +145,35 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
         ),
         answer=One("cron", "Created cron job {id} of repository {repo_id} (enabled)."),
+        question=Ask(
+            "This will create an enabled cron job in repository {repo_id}, on the branch the call names "
+            "(or the default branch).",
+            (_UNHELD,),
+            when=BRANCH_CLAUSES,
+            fields=True,
+        ),
+        why=_WHY,
+        current=branch_sources,
     ),
     write_tool(
         "update_cron",
         group="crons",
         annotations=WRITE_DESTRUCTIVE,
+        guard=GuardRule(
+            when="moves_cron_past_approval",
+            condition=(
+                f"Asks, when branch is passed or enabled turns true from false (the cron's branch), "
+                f"{STARTS_CONDITION}. Other changes never ask."
+            ),
+            targets=("repo_id", "cron_id"),
+            body_bound=True,
+            needs_current_state=True,
+        ),
         untrusted_output=True,
-        description=("Changes a cron job; enabled=false pauses it."),
+        description=(
+            "Changes a cron job; enabled=false pauses it. Asks a person for a new branch, or"
+            " re-enabling on a branch, with a blocked, declined or unapproved pipeline."
+        ),
         params=(
             REPO_ID,
             _CRON_ID,
@@ -146,6 +194,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 constraints={"minLength": 1, "maxLength": 100, "pattern": _TIMEZONE_PATTERN},
             ),
             Param("enabled", "boolean", False, ""),
+            CONFIRM_TOKEN,
         ),
         endpoints=(
             Endpoint(
@@ -159,6 +208,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "enabled": Arg("enabled"),
                 },
             ),
+            *BRANCH_READS,
         ),
         notes=(
             (
@@ -172,16 +222,43 @@ TOOLS: tuple[ToolSpec, ...] = (
             "A call with nothing to change is an error.",
         ),
         answer=One("cron", "Updated cron job {id} of repository {repo_id}."),
+        question=Ask(
+            "This will change cron job {cron_id} of repository {repo_id}, which then runs on the branch the "
+            "call names (or its own).",
+            (_UNHELD,),
+            when=BRANCH_CLAUSES,
+            fields=True,
+        ),
+        why=_WHY,
         changes=("name", "schedule", "branch", "timezone", "enabled"),
+        current=branch_sources,
     ),
     write_tool(
         "run_cron",
         group="crons",
         annotations=WRITE_STARTS_BUILD,
+        guard=GuardRule(
+            when="starts_past_approval",
+            condition=f"Asks, for the stored cron's branch (the default branch when it names none), {STARTS_CONDITION}.",
+            targets=("repo_id", "cron_id"),
+            body_bound=False,
+            needs_current_state=True,
+        ),
         untrusted_output=True,
-        description=("Runs a cron job now. Not idempotent: every call, a repeat too, starts another run."),
-        params=(REPO_ID, _CRON_ID),
-        endpoints=(Endpoint("POST", "/api/repos/{repo_id}/cron/{cron_id}"),),
+        description=(
+            "Runs a cron job now. Not idempotent: every call, a repeat too, starts another run."
+            " Asks a person when its branch has a blocked, declined or unapproved pipeline."
+        ),
+        params=(REPO_ID, _CRON_ID, CONFIRM_TOKEN),
+        endpoints=(
+            Endpoint("POST", "/api/repos/{repo_id}/cron/{cron_id}"),
+            Endpoint(
+                "GET",
+                "/api/repos/{repo_id}/cron/{cron_id}",
+                step="to decide whether it asks, first (the cron's branch)",
+            ),
+            *BRANCH_READS,
+        ),
         notes=(
             (
                 "No body. 200 with the new pipeline; 204 when the config filtered everything out "
@@ -194,7 +271,14 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Cron job {cron_id} started pipeline {number} of repository {repo_id} ({status}).",
             filtered=True,
         ),
+        question=Ask(
+            "This will run cron job {cron_id} of repository {repo_id} now, on its branch.",
+            (_UNHELD,),
+            when=BRANCH_CLAUSES,
+        ),
+        why=_WHY,
         hints={"unavailable": MAY_HAVE_STARTED},
+        current=branch_sources,
     ),
     write_tool(
         "delete_cron",

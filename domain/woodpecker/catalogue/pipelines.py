@@ -4,6 +4,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from domain.guard.question import DEFAULT_LIMIT, labelled
 from domain.tools import Arg, Catalogue, Endpoint, GuardRule, Is, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, One, Waited
@@ -25,6 +26,7 @@ from domain.woodpecker.catalogue.common import (
     write_tool,
 )
 from domain.woodpecker.plans import FailureSummary, Resolve, WaitForPipeline
+from domain.woodpecker.reads import Probe
 from domain.woodpecker.requests import Request, pipeline, segment
 from domain.woodpecker.waiting import DEFAULT_WINDOW, MAX_WINDOW
 
@@ -86,6 +88,92 @@ def _restart_sources(args: Mapping[str, Any]) -> Mapping[str, Request] | None:
     if args.get("event") == "deployment":
         return None
     return {"pipeline": pipeline(args), "repo": Request("GET", f"/api/repos/{segment(args['repo_id'])}")}
+
+
+def branch_sources(args: Mapping[str, Any]) -> Mapping[str, Probe]:
+    """What a start's guard reads (guard.md §1c): the stored cron when the call names one, the
+    repository's approval settings (and default branch), then one page each of the branch's blocked,
+    declined and possibly unapproved pipelines (rules.branch_reasons). Each read is worked out from
+    the answers before it, and a failed one counts as unread (it asks)."""
+    repo = f"/api/repos/{segment(args['repo_id'])}"
+    reads: dict[str, Probe] = {}
+    if "cron_id" in args:
+        reads["cron"] = Probe(Request("GET", f"{repo}/cron/{segment(args['cron_id'])}"))
+    reads["repo"] = Probe(Request("GET", repo))
+
+    def listing(status: str | None) -> Probe:
+        def build(_args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request | None:
+            branch = r.branch_to_check(args, answers)
+            stored = answers.get("repo")
+            if branch is None or not isinstance(stored, Mapping):
+                return None  # the rule asks without it
+            query = {"branch": branch, "page": "1", "perPage": str(r.BRANCH_PAGE)}
+            if status is not None:
+                query["status"] = status
+            else:
+                events = r.unreviewed_events(stored)
+                if events is None:
+                    return None  # nothing needs approval: nothing to read
+                query["event"] = ",".join(events)
+            return Request("GET", f"{repo}/pipelines", query=query)
+
+        return Probe(build)
+
+    reads["blocked"] = listing("blocked")
+    reads["declined"] = listing("declined")
+    reads["unreviewed"] = listing(None)
+    return reads
+
+
+def _variable_lines(args: Mapping[str, Any]) -> list[str]:
+    """Each variable's name on its own labelled line, in order, flattened; values are never shown. A name
+    is the caller's, in the alphabet `_VARIABLE_NAME_RULES` allows (no space, so no sentence): cut only
+    past that bound, like every plain name, so two long names never read alike."""
+    variables = args.get("variables")
+    names = sorted(str(n) for n in variables) if isinstance(variables, Mapping) else []
+    bound = max(DEFAULT_LIMIT, int(_VARIABLE_NAME_RULES["maxLength"]))
+    return [labelled("Variable name", name, limit=bound) for name in names]
+
+
+# The reads branch_sources makes, as the tool reference lists them.
+BRANCH_READS = (
+    Endpoint(
+        "GET", "/api/repos/{repo_id}", step="to decide whether it asks (approval settings, default branch)"
+    ),
+    Endpoint(
+        "GET",
+        "/api/repos/{repo_id}/pipelines",
+        step=(
+            "then one page of 50 each (branch, status or event filtered): the branch's blocked, its "
+            "declined, and (unless require_approval is none) its pipelines of the events that can need approval"
+        ),
+    ),
+)
+
+# Why a start asks on a branch (guard.md §1c): shared by trigger_pipeline and the cron tools.
+BRANCH_CLAUSES = (
+    because(
+        r.BRANCH_HELD,
+        "The branch has a pipeline that is waiting for approval or was declined: this runs the branch's "
+        "code anyway, going around approve_pipeline.",
+    ),
+    because(
+        r.BRANCH_UNAPPROVED,
+        "Under the repository's current settings a pipeline of the branch needs an approval and none is "
+        "on record: this goes around approve_pipeline.",
+    ),
+    because(
+        r.BRANCH_UNREAD,
+        "This server could not read all of the branch's recent pipelines, so it cannot tell whether this "
+        "goes around an approval.",
+    ),
+)
+STARTS_CONDITION = (
+    "when the branch has a pipeline that is blocked or declined, or one that needs approval under the "
+    "repository's current settings (Woodpecker's needsApproval rule) with no review on record "
+    "(reviewed_by empty); a read that fails or does not reach the branch's oldest such pipeline "
+    f"(one page of {r.BRANCH_PAGE} each, newest first) asks too"
+)
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -229,12 +317,20 @@ TOOLS: tuple[ToolSpec, ...] = (
     write_tool(
         "trigger_pipeline",
         group="pipelines",
+        guard=GuardRule(
+            when="starts_past_approval",
+            condition=f"Asks when variables is non-empty (their names are listed, never their values); {STARTS_CONDITION}.",
+            targets=("repo_id",),
+            body_bound=True,
+            needs_current_state=True,
+        ),
         annotations=WRITE_STARTS_BUILD,
         essential=True,
         untrusted_output=True,
         description=(
             "Starts a manual pipeline at a branch's head. Not idempotent: every call,"
-            " a repeat or retry too, starts another run; check list_pipelines first."
+            " a repeat too, starts another run. Asks a person for variables or a"
+            " branch with a blocked, declined or unapproved pipeline."
         ),
         params=(
             REPO_ID,
@@ -268,6 +364,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "maxProperties": 100,
                 },
             ),
+            CONFIRM_TOKEN,
         ),
         endpoints=(
             Endpoint(
@@ -275,6 +372,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "/api/repos/{repo_id}/pipelines",
                 body={"branch": Arg("branch"), "variables": Arg("variables"), "message": Arg("message")},
             ),
+            *BRANCH_READS,
         ),
         notes=(
             (
@@ -299,6 +397,29 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
             "unavailable": MAY_HAVE_STARTED,
         },
+        question=Ask(
+            "This will start a manual pipeline of repository {repo_id} at the head of the branch the call names.",
+            (
+                "Woodpecker never holds a manual pipeline for approval: it starts at once, with this "
+                "repository's secrets for manual events.",
+            ),
+            when=(
+                because(
+                    r.SETS_VARIABLES,
+                    "Its variables reach every step, the clone included: a name such as NODE_OPTIONS, BASH_ENV "
+                    "or PIP_INDEX_URL makes a step's own tools run or fetch what the caller chose. Their names "
+                    "are listed above; their values are not shown.",
+                    _variable_lines,
+                ),
+                *BRANCH_CLAUSES,
+            ),
+            fields=True,
+        ),
+        why=(
+            "Woodpecker never holds a manual pipeline, so on a branch whose code is held or was declined it "
+            "goes around approve_pipeline; and variables reach every step, where any name may change what runs."
+        ),
+        current=branch_sources,
     ),
     write_tool(
         "restart_pipeline",

@@ -52,11 +52,18 @@ _SECRET_NAME = Param(
 )
 
 
-def _secret_before_update(args: Mapping[str, Any]) -> Request | None:
-    """The stored secret, when events or images is passed (the guard compares the lists)."""
-    if "events" in args or "images" in args:
-        return Request("GET", scoped("secrets", args, "name"))
-    return None
+def _secret_before_update(args: Mapping[str, Any]) -> Mapping[str, Request | Probe] | None:
+    """The stored secret, when events or images is passed (the guard compares the lists); and, when
+    events names manual or cron for a repository secret, its repository's approval settings (a failed
+    read of those counts as requiring approval)."""
+    if "events" not in args and "images" not in args:
+        return None
+    reads: dict[str, Request | Probe] = {"secret": Request("GET", scoped("secrets", args, "name"))}
+    events = args.get("events")
+    unheld = not isinstance(events, list | tuple) or bool(r.UNHELD_EVENTS & set(events))
+    if args.get("scope") == "repository" and unheld:
+        reads["repo"] = Probe(Request("GET", f"/api/repos/{segment(args['repo_id'])}"))
+    return reads
 
 
 def _global_secret(args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request:
@@ -269,16 +276,19 @@ TOOLS: tuple[ToolSpec, ...] = (
             condition=(
                 "Asks when value is passed, when events adds a pull_request, pull_request_closed or "
                 "pull_request_metadata event the secret does not have yet, when images is [] while "
-                "the stored list is not empty, or when images adds an image the stored list lacks."
+                "the stored list is not empty, or when images adds an image the stored list lacks; "
+                "and when events adds manual or cron to a secret of a repository that requires approval "
+                "(require_approval other than none; an organization or global secret, or an unread "
+                "repository, counts as requiring it)."
             ),
             targets=("scope", "repo_id", "org_id", "name"),
             body_bound=True,
             needs_current_state=True,
         ),
         description=(
-            "Changes a secret (values never returned); lists replace the stored ones."
-            " Asks a person for a new value, an added pull-request event or image, or"
-            " an emptied image list. Global: instance admin."
+            "Changes a secret (values never returned); lists replace stored ones."
+            " Asks a person for a new value, an emptied image list, an added image,"
+            " pull-request event, manual or cron. Global: instance admin."
         ),
         params=(
             *AT_SCOPE,
@@ -313,6 +323,11 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "GET",
                 "/secrets/{name}",
                 step="when events or images is passed (current lists, for the comparison)",
+            ),
+            Endpoint(
+                "GET",
+                "/api/repos/{repo_id}",
+                step="for a repository secret when events names manual or cron (its approval settings)",
             ),
             *at_each_level(
                 "PATCH",
@@ -359,10 +374,19 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "It adds an image the secret is not limited to now (the new list is above), "
                     "so steps running that image, a plugin included, can read the secret.",
                 ),
+                because(
+                    r.ADDS_UNHELD_EVENT,
+                    "It makes the secret available to manual or cron pipelines, which Woodpecker never holds "
+                    "for approval, where approval is required (for an organization or global secret: in "
+                    "repositories this server did not read).",
+                ),
             ),
             fields=True,
         ),
-        why="The secret reaches code or images it did not reach, or gets a value nobody can read back.",
+        why=(
+            "The secret reaches code or images it did not reach (manual and cron pipelines are never held "
+            "for approval), or gets a value nobody can read back."
+        ),
         changes=("value", "events", "images", "note"),
         current=_secret_before_update,
     ),

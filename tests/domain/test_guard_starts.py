@@ -1,0 +1,279 @@
+"""guard.md §1c's rules, alone: a start asks whenever it cannot see that its branch holds nothing, and a
+trigger's variables and manual or cron on a secret ask whatever the rest says (fail closed)."""
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.guard.policy import decide
+from domain.woodpecker import rules as r
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.catalogue.pipelines import branch_sources
+from domain.woodpecker.questions import question_for
+from domain.woodpecker.reads import Probe
+from domain.woodpecker.requests import Request
+from domain.woodpecker.rules import WOODPECKER_RULES
+
+TRIGGER = WOODPECKER_TOOLS.get("trigger_pipeline")
+RUN_CRON = WOODPECKER_TOOLS.get("run_cron")
+UPDATE_CRON = WOODPECKER_TOOLS.get("update_cron")
+UPDATE_SECRET = WOODPECKER_TOOLS.get("update_secret")
+BRANCH_REASONS = {r.BRANCH_HELD, r.BRANCH_UNAPPROVED, r.BRANCH_UNREAD}
+
+MODES = st.sampled_from(["none", "forks", "pull_requests", "all_events", "", "future_mode"])
+BRANCHES = st.sampled_from(["main", "dev", "feature/x"])
+
+
+def approved_push(branch: str) -> dict[str, Any]:
+    return {"branch": branch, "status": "success", "event": "push", "author": "bob", "reviewed_by": "ada"}
+
+
+@st.composite
+def quiet(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A trigger and the reads of a branch that holds nothing: no blocked, no declined, every pipeline
+    approved, fewer than a page. The rule proceeds on it (checked below)."""
+    branch = draw(BRANCHES)
+    repo = {"id": 3, "default_branch": "main", "require_approval": draw(MODES)}
+    listed = [approved_push(branch)] * draw(st.integers(0, r.BRANCH_PAGE - 1))
+    current: dict[str, Any] = {"repo": repo, "blocked": [], "declined": []}
+    if repo["require_approval"] != "none":
+        current["unreviewed"] = listed
+    return {"repo_id": 3, "branch": branch}, current
+
+
+# What can go wrong with each read: missing (failed or not made), not a list, another branch's or
+# status's pipelines, another repository, a page that is not an object per pipeline.
+SPOILERS = st.sampled_from(["missing", "null", "text", "other branch", "other status", "not objects"])
+
+
+def spoil(current: dict[str, Any], key: str, how: str, branch: str) -> dict[str, Any]:
+    spoiled = dict(current)
+    if how == "missing":
+        spoiled.pop(key, None)
+    elif how == "null":
+        spoiled[key] = None
+    elif how == "text":
+        spoiled[key] = "[]"
+    elif key == "repo":
+        spoiled[key] = {**current["repo"], "id": 99} if how != "not objects" else ["repo"]
+    elif how == "not objects":
+        spoiled[key] = ["pipeline"]
+    elif how == "other branch":
+        spoiled[key] = [{**approved_push("elsewhere"), "status": key if key != "unreviewed" else "success"}]
+    else:
+        spoiled[key] = [{**approved_push(branch), "status": "pending"}]
+    return spoiled
+
+
+@settings(max_examples=200)
+@given(quiet())
+def test_a_quiet_branch_is_started_unasked(call: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    args, current = call
+    assert decide(TRIGGER, args, current, WOODPECKER_RULES).reasons == frozenset()
+
+
+@settings(max_examples=300)
+@given(quiet(), st.sampled_from(["repo", "blocked", "declined", "unreviewed"]), SPOILERS)
+def test_any_read_that_is_missing_malformed_or_of_another_object_asks(
+    call: tuple[dict[str, Any], dict[str, Any]], key: str, how: str
+) -> None:
+    args, current = call
+    if key == "unreviewed" and current["repo"]["require_approval"] == "none":
+        return  # not read under none: nothing needs approval
+    if how == "other status" and key in ("repo", "unreviewed"):
+        return  # those reads are not filtered by status
+    spoiled = spoil(current, key, how, args["branch"])
+    if how == "other branch" and key != "repo":
+        for p in spoiled[key]:
+            assert p["branch"] != args["branch"]
+    decision = decide(TRIGGER, args, spoiled, WOODPECKER_RULES)
+    assert decision.ask and r.BRANCH_UNREAD in decision.reasons, (key, how, decision)
+
+
+@settings(max_examples=200)
+@given(quiet(), st.integers(0, 3))
+def test_a_full_page_of_approved_pipelines_asks_because_older_ones_were_not_read(
+    call: tuple[dict[str, Any], dict[str, Any]], more: int
+) -> None:
+    args, current = call
+    if current["repo"]["require_approval"] == "none":
+        return
+    full = {**current, "unreviewed": [approved_push(args["branch"])] * (r.BRANCH_PAGE + more)}
+    assert decide(TRIGGER, args, full, WOODPECKER_RULES).reasons == {r.BRANCH_UNREAD}
+
+
+@settings(max_examples=200)
+@given(
+    quiet(),
+    st.sampled_from(["blocked", "declined"]),
+    st.sampled_from(["push", "pull_request", "cron", "manual"]),
+)
+def test_a_blocked_or_declined_pipeline_of_any_event_asks_under_any_mode(
+    call: tuple[dict[str, Any], dict[str, Any]], status: str, event: str
+) -> None:
+    args, current = call
+    held = {**current, status: [{**approved_push(args["branch"]), "status": status, "event": event}]}
+    assert r.BRANCH_HELD in decide(TRIGGER, args, held, WOODPECKER_RULES).reasons
+
+
+@pytest.mark.parametrize(
+    ("repo", "pipeline", "asks"),
+    [
+        ({"require_approval": "all_events"}, {"event": "push", "reviewed_by": ""}, True),
+        ({"require_approval": "all_events"}, {"event": "push", "reviewed_by": "ada"}, False),
+        ({"require_approval": "all_events", "approval_allowed_users": ["bob"]}, {"event": "push"}, False),
+        ({"require_approval": "forks"}, {"event": "pull_request", "from_fork": True}, True),
+        ({"require_approval": "forks"}, {"event": "pull_request", "from_fork": False}, False),
+        ({"require_approval": "pull_requests"}, {"event": "pull_request_metadata"}, True),
+        ({"require_approval": "future_mode"}, {"event": "tag"}, True),
+    ],
+)
+def test_an_unapproved_pipeline_asks_by_woodpeckers_needs_approval(
+    repo: dict[str, Any], pipeline: dict[str, Any], asks: bool
+) -> None:
+    listed = [{"branch": "dev", "status": "failure", "author": "bob", **pipeline}]
+    current = {"repo": {"id": 3, **repo}, "blocked": [], "declined": [], "unreviewed": listed}
+    reasons = decide(TRIGGER, {"repo_id": 3, "branch": "dev"}, current, WOODPECKER_RULES).reasons
+    assert (r.BRANCH_UNAPPROVED in reasons) is asks
+
+
+NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,40}", fullmatch=True).filter(
+    lambda n: (
+        not n.upper().startswith(("CI_", "DRONE_", "WOODPECKER_", "PLUGIN_", "LD_", "DYLD_", "GIT_"))
+        and n.upper() not in ("PATH", "HOME", "SHELL")
+    )
+)
+
+
+@settings(max_examples=200)
+@given(
+    st.dictionaries(
+        NAMES, st.text(min_size=1, max_size=30).filter(lambda v: "shown" not in v), min_size=1, max_size=5
+    ),
+    quiet(),
+)
+def test_any_variables_ask_whatever_the_branch_and_the_question_names_each_but_no_value(
+    variables: dict[str, str], call: tuple[dict[str, Any], dict[str, Any]]
+) -> None:
+    args, current = call
+    args = {**args, "variables": variables}
+    for read in (current, None):
+        decision = decide(TRIGGER, args, read, WOODPECKER_RULES)
+        assert r.SETS_VARIABLES in decision.reasons
+    text = question_for(TRIGGER, args, decide(TRIGGER, args, current, WOODPECKER_RULES))
+    head, _, cost = text.partition("\n\n")
+    lines = head.split("\n")
+    for name in variables:
+        assert f"Variable name: {name}" in lines
+    assert len([line for line in lines if line.startswith("Variable name: ")]) == len(variables)
+    for value in variables.values():
+        shown = [line for line in lines if not line.startswith(("Variable name: ", "This will"))]
+        assert not any(value.strip() and line.endswith(f": {value.strip()}") for line in shown)
+
+
+@pytest.mark.parametrize("malformed", [["NODE_OPTIONS"], "NODE_OPTIONS=x", 1])
+def test_variables_that_are_not_an_object_ask(malformed: object) -> None:
+    args = {"repo_id": 3, "branch": "main", "variables": malformed}
+    assert r.SETS_VARIABLES in decide(TRIGGER, args, None, WOODPECKER_RULES).reasons
+
+
+@given(st.sampled_from(["", "dev"]), BRANCHES, st.booleans())
+def test_a_cron_runs_its_branch_or_else_the_default_one(stored: str, default: str, cron_read: bool) -> None:
+    answers: dict[str, Any] = {"repo": {"id": 3, "default_branch": default}}
+    if cron_read:
+        answers["cron"] = {"id": 4, "branch": stored}
+    expected = (stored or default) if cron_read else None
+    assert r.branch_to_check({"repo_id": 3, "cron_id": 4}, answers) == expected
+    # A cron answer for another cron counts as unread.
+    assert (
+        r.branch_to_check({"repo_id": 3, "cron_id": 4}, {**answers, "cron": {"id": 5, "branch": "x"}}) is None
+    )
+
+
+def test_a_cron_whose_read_failed_asks_and_one_not_moved_never_reads() -> None:
+    assert decide(RUN_CRON, {"repo_id": 3, "cron_id": 4}, {"repo": {"id": 3}}, WOODPECKER_RULES).reasons == {
+        r.BRANCH_UNREAD
+    }
+    rule = WOODPECKER_RULES["moves_cron_past_approval"]
+    for unmoved in (
+        {"repo_id": 3, "cron_id": 4, "enabled": False},
+        {"repo_id": 3, "cron_id": 4, "name": "x"},
+    ):
+        assert not rule.needs_current(unmoved)
+        assert decide(UPDATE_CRON, unmoved, None, WOODPECKER_RULES).reasons == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("stored", "asks"),
+    [({"id": 4, "enabled": False}, True), ({"id": 4, "enabled": True}, False), (None, True)],
+)
+def test_re_enabling_a_cron_asks_unless_it_is_enabled_already(
+    stored: dict[str, Any] | None, asks: bool
+) -> None:
+    # Its branch (dev) holds a blocked push; an unread cron counts as not enabled.
+    args = {"repo_id": 3, "cron_id": 4, "enabled": True}
+    blocked = [{"branch": "dev", "status": "blocked"}]
+    current: dict[str, Any] = {
+        "repo": {"id": 3, "require_approval": "none"},
+        "blocked": blocked,
+        "declined": [],
+    }
+    if stored is not None:
+        current["cron"] = {**stored, "branch": "dev"}
+    assert WOODPECKER_RULES["moves_cron_past_approval"].needs_current(args)
+    assert bool(decide(UPDATE_CRON, args, current, WOODPECKER_RULES).reasons) is asks
+
+
+def test_the_reads_are_one_page_each_of_the_branch_filtered_as_the_mode_needs() -> None:
+    reads = branch_sources({"repo_id": 3, "cron_id": 4})
+    assert list(reads) == ["cron", "repo", "blocked", "declined", "unreviewed"]
+    assert reads["cron"] == Probe(Request("GET", "/api/repos/3/cron/4"))
+    answers = {"cron": {"id": 4, "branch": "dev"}, "repo": {"id": 3, "require_approval": "forks"}}
+    blocked, unreviewed = (reads[k].request(answers) for k in ("blocked", "unreviewed"))  # type: ignore[operator]
+    page = {"branch": "dev", "page": "1", "perPage": "50"}
+    assert blocked == Request("GET", "/api/repos/3/pipelines", query={**page, "status": "blocked"})
+    events = "pull_request,pull_request_closed,pull_request_metadata"
+    assert unreviewed == Request("GET", "/api/repos/3/pipelines", query={**page, "event": events})
+    none = {**answers, "repo": {"id": 3, "require_approval": "none"}}
+    assert reads["unreviewed"].request(none) is None  # type: ignore[operator]
+    # Without the cron's answer nothing names the branch, so nothing more is read (and the rule asks).
+    assert reads["blocked"].request({"repo": answers["repo"]}) is None  # type: ignore[operator]
+
+
+SCOPES = st.sampled_from(["repository", "organization", "global"])
+STORED_REPO = st.none() | st.fixed_dictionaries(
+    {}, optional={"id": st.sampled_from([1, 9]), "require_approval": MODES | st.none()}
+)
+
+
+@settings(max_examples=300)
+@given(SCOPES, st.sampled_from(["manual", "cron"]), STORED_REPO, st.booleans())
+def test_manual_or_cron_added_to_a_secret_asks_unless_its_one_repository_holds_nothing(
+    scope: str, event: str, repo: Mapping[str, Any] | None, secret_read: bool
+) -> None:
+    args = {"scope": scope, "repo_id": 1, "org_id": 4, "name": "K", "events": ["push", event]}
+    current: dict[str, Any] = {}
+    if secret_read:
+        current["secret"] = {"name": "K", "events": ["push"]}
+    if repo is not None:
+        current["repo"] = repo
+    reasons = decide(UPDATE_SECRET, args, current, WOODPECKER_RULES).reasons
+    holds_nothing = (
+        scope == "repository"
+        and repo is not None
+        and repo.get("id") in (None, 1)
+        and repo.get("require_approval") == "none"
+    )
+    assert (r.ADDS_UNHELD_EVENT in reasons) is not holds_nothing, (args, current, reasons)
+
+
+def test_manual_or_cron_the_secret_already_has_does_not_ask() -> None:
+    args = {"scope": "organization", "org_id": 4, "name": "K", "events": ["push", "cron"]}
+    stored = {"secret": {"name": "K", "events": ["cron", "push", "tag"]}}
+    assert decide(UPDATE_SECRET, args, stored, WOODPECKER_RULES).reasons == frozenset()
+    # The answer of another secret counts as unread: the event counts as added.
+    other = {"secret": {"name": "L", "events": ["cron", "push"]}}
+    assert r.ADDS_UNHELD_EVENT in decide(UPDATE_SECRET, args, other, WOODPECKER_RULES).reasons
