@@ -81,14 +81,17 @@ class _Ids(dict[str, str]):
 
 
 NOT_SHOWN = "(set, not shown here)"
+# Names whoever can push chooses (guard.md §2: never a branch name in a question), even when the call
+# passes them: a repository must not be able to name itself into the prompt by way of the model.
+_PUSHED_NAMES = frozenset({"branch"})
 
 
 def _value_text(param: Param | None, value: Any) -> str:
     """A field's new value as a question shows it. Only a secret (a value, a password, a client secret,
-    a token: a sensitive parameter) is named without being shown (guard.md §1c); every other value is
-    shown: booleans, numbers and strings as they are (`_lines` flattens and cuts free text), a list
-    as its items joined by ", "."""
-    if param is not None and param.sensitive:
+    a token: a sensitive parameter) is named without being shown (guard.md §1c), and so is a name a
+    pusher chooses (a branch, guard.md §2); every other value is shown: booleans, numbers and strings
+    as they are (`_lines` flattens and cuts free text), a list as its items joined by ", "."""
+    if param is not None and (param.sensitive or param.name in _PUSHED_NAMES):
         return NOT_SHOWN
     if isinstance(value, bool):
         return "true" if value else "false"

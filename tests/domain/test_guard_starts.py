@@ -232,15 +232,15 @@ def test_the_reads_are_one_page_each_of_the_branch_filtered_as_the_mode_needs() 
     assert list(reads) == ["cron", "repo", "blocked", "declined", "unreviewed"]
     assert reads["cron"] == Probe(Request("GET", "/api/repos/3/cron/4"))
     answers = {"cron": {"id": 4, "branch": "dev"}, "repo": {"id": 3, "require_approval": "forks"}}
-    blocked, unreviewed = (reads[k].request(answers) for k in ("blocked", "unreviewed"))  # type: ignore[operator]
+    blocked, unreviewed = (reads[k].planned({}, answers) for k in ("blocked", "unreviewed"))
     page = {"branch": "dev", "page": "1", "perPage": "50"}
     assert blocked == Request("GET", "/api/repos/3/pipelines", query={**page, "status": "blocked"})
     events = "pull_request,pull_request_closed,pull_request_metadata"
     assert unreviewed == Request("GET", "/api/repos/3/pipelines", query={**page, "event": events})
     none = {**answers, "repo": {"id": 3, "require_approval": "none"}}
-    assert reads["unreviewed"].request(none) is None  # type: ignore[operator]
+    assert reads["unreviewed"].planned({}, none) is None
     # Without the cron's answer nothing names the branch, so nothing more is read (and the rule asks).
-    assert reads["blocked"].request({"repo": answers["repo"]}) is None  # type: ignore[operator]
+    assert reads["blocked"].planned({}, {"repo": answers["repo"]}) is None
 
 
 SCOPES = st.sampled_from(["repository", "organization", "global"])

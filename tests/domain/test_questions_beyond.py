@@ -310,10 +310,14 @@ def test_a_list_of_events_is_shown_whole(tool: str, args: dict[str, Any], field:
 @settings(max_examples=150)
 @given(st.sampled_from(BODY_BOUND).flatmap(lambda t: st.tuples(st.just(t), arguments_for(t))))
 def test_only_a_secret_is_named_without_being_shown(call: tuple[ToolSpec, dict[str, Any]]) -> None:
-    # guard.md §1c: everything a question names is shown whole unless it is a secret value.
+    # guard.md §1c: everything a question names is shown whole unless it is a secret value; and §2: never
+    # a branch name (whoever can push names branches). A trigger's variables are listed by name, one a line,
+    # their values (which may be secrets) never shown.
     tool, args = call
     head = question_for(tool, args, decide(tool, args, None, WOODPECKER_RULES)).partition("\n\n")[0]
-    sensitive = {p.name for p in tool.params if p.sensitive}
+    sensitive = {p.name for p in tool.params if p.sensitive} | {"branch"}
+    if tool.name == "trigger_pipeline":
+        sensitive.add("variables")
     for line in head.split("\n"):
         if "not shown here" in line:
             assert any(line.startswith(f"New {name}: ") for name in sensitive), (tool.name, line)
