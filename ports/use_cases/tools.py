@@ -338,10 +338,11 @@ class ToolRunner:
         )
 
     async def _server_info(self, spec: ToolSpec, cred: Credential | None) -> ToolResult:
-        version = await self._send(Request("GET", "/version"), None)
+        # Root routes go without a credential (`_send`); `cred` only says which token to look for.
+        version = await self._send(Request("GET", "/version"), cred)
         healthy, note = True, None
         try:
-            await self._send(Request("GET", "/healthz"), None)
+            await self._send(Request("GET", "/healthz"), cred)
         except ServerError:
             healthy, note = False, results.health_failed(None)
         except WoodpeckerError as e:
