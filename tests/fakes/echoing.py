@@ -19,8 +19,9 @@ from ports.woodpecker import (
 
 
 def places(value: Any) -> int:
-    """How many places `value` offers for an echo: each string, each object (a new member), each
-    list (a new item), and the value itself (replaced whole)."""
+    """How many places `value` offers for an echo: in an object a new member, in a list a new item,
+    then each place of each of their values, then the whole value replaced; in a string the middle
+    of it; any other value replaced whole."""
     if isinstance(value, dict):
         return 2 + sum(places(v) for v in value.values())
     if isinstance(value, list):
@@ -29,34 +30,25 @@ def places(value: Any) -> int:
 
 
 def put(value: Any, place: int, echo: str) -> Any:
-    """`value` with `echo` at place number `place` (modulo `places(value)`), counted depth first."""
+    """`value` with `echo` at place number `place` (modulo `places(value)`), in the order `places` gives."""
     place %= places(value)
+    if isinstance(value, str):
+        return value[: len(value) // 2] + echo + value[len(value) // 2 :]
+    if not isinstance(value, dict | list):
+        return echo
+    if place == places(value) - 1:
+        return echo
     if place == 0:
-        return (
-            echo if not isinstance(value, str) else value[: len(value) // 2] + echo + value[len(value) // 2 :]
-        )
+        return {**value, "echo": echo} if isinstance(value, dict) else [*value, echo]
     place -= 1
-    if isinstance(value, dict):
-        if place == 0:
-            return {**value, "echo": echo}
-        place -= 1
-        out = dict(value)
-        for key, item in value.items():
-            if place < places(item):
-                out[key] = put(item, place, echo)
-                return out
-            place -= places(item)
-    if isinstance(value, list):
-        if place == 0:
-            return [*value, echo]
-        place -= 1
-        out_list = list(value)
-        for i, item in enumerate(value):
-            if place < places(item):
-                out_list[i] = put(item, place, echo)
-                return out_list
-            place -= places(item)
-    return value
+    items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+    for key, item in items:
+        if place < places(item):
+            if isinstance(value, dict):
+                return {**value, key: put(item, place, echo)}
+            return [*value[:key], put(item, place, echo), *value[key + 1 :]]
+        place -= places(item)
+    raise AssertionError("a place beyond the value's places")
 
 
 class EchoingGateway:
