@@ -27,7 +27,6 @@ MIN_TOKEN = 8
 _ROUNDS = 3  # layers undone: a value encoded twice (a URL in a URL, JSON in JSON), and one more
 _JSON_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([\\/\"bfnrt]))")
 _SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_SPACE = re.compile(r"\s+")
 # Base64 characters of the first group that still depend on the bytes before the token, by how
 # many bytes of that group come before it.
 _LEAD = (0, 2, 3)
@@ -90,7 +89,7 @@ def carries(text: str, tokens: Iterable[str]) -> bool:
     if not searched or not text:
         return False
     for view in _views(text):
-        compact = _SPACE.sub("", view)
+        compact = "".join(view.split())
         # A token holds no space, so a line break inside one (a wrapped dump) is not part of it.
         if any(form in compact for _, found in searched for form in found):
             return True
