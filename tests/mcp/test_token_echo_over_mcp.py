@@ -68,6 +68,21 @@ async def test_an_echo_of_the_servers_own_token_reaches_no_result(
 
 
 @pytest.mark.parametrize("mode", MODES)
+async def test_an_error_body_echoing_the_token_encoded_reaches_no_result(sandbox: Sandbox, mode: str) -> None:
+    # The error-body scrub replaces the token as sent; this one is base64 (Basic user:token).
+    token = sandbox.admin_token
+    basic = base64.b64encode(f"ci:{token}".encode()).decode()
+    sandbox.inject_fault("GET", "/api/repos/1", 400, f"bad request: Authorization: Basic {basic}")
+    async with harness_for(sandbox, token) as harness:
+        async with Client(harness.server, mode=mode) as client:
+            with anyio.fail_after(30):
+                result = await client.call_tool("get_repository", {"repo_id": 1})
+    seen = _everything(result)
+    assert basic not in seen and token not in seen
+    assert result.is_error and "contained the token" in result.content[0].text
+
+
+@pytest.mark.parametrize("mode", MODES)
 async def test_an_echo_in_a_resource_read_is_refused_and_reaches_no_contents(
     sandbox: Sandbox, mode: str
 ) -> None:
