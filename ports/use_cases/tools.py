@@ -503,8 +503,6 @@ class ToolRunner:
             if progress is not None:
                 reported = max(round(waited, 3), reported + 0.001)  # progress grows with every report
                 status = results.strip_terminal(str(pipeline.get("status")), keep_newlines=False)[:40]
-                if echoes.carries(status, self._tokens(cred)):
-                    status = "?"  # a progress note is shown too: an echoed token does not reach it
                 message = waiting.progress_message(args["repo_id"], args["number"], status, waited, window)
                 await progress.report(reported, window, message)
             await clock.sleep(pause)
