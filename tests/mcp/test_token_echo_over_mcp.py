@@ -119,3 +119,23 @@ async def test_over_http_an_echo_of_the_callers_own_bearer_reaches_no_result(
                     sandbox.inject_echo("GET", path, into)
                     assert_refused_without_the_token(await client.call_tool(tool, args), token)
                     assert not sandbox.state.echoes[0].times, f"{tool}: the echo was not reached"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_echo_in_the_read_a_guard_compares_against_asks_nothing_and_sends_nothing(
+    sandbox: Sandbox, mode: str
+) -> None:
+    # update_repository reads the stored repository to see whether the change widens it; the
+    # question would be worded from that answer, so an echo in it stops the call before asking.
+    token = sandbox.admin_token
+    person = Person("accept")
+    sandbox.inject_echo("GET", "/api/repos/4")
+    async with harness_for(sandbox, token) as harness:
+        async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+            with anyio.fail_after(30):
+                result = await client.call_tool("update_repository", {"repo_id": 4, "visibility": "internal"})
+    seen = _everything(result)
+    assert token not in seen and result.is_error and "contained the token" in seen, seen[:300]
+    assert person.questions == []
+    assert sandbox.state_changing_requests() == []
+    assert not sandbox.state.echoes[0].times
