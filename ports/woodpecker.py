@@ -14,6 +14,7 @@ from domain.logs import LogLine as LogLine
 from domain.logs import LogMatch as LogMatch
 from domain.woodpecker.faults import (
     Answered,
+    Echoed,
     Fault,
     NoServer,
     NoSuchStep,
@@ -187,6 +188,10 @@ class BadResponse(WoodpeckerError):
     """Invalid JSON, a truncated body, or a shape we cannot read."""
 
 
+class TokenEchoed(WoodpeckerError):
+    """A 2xx answer carried the token the request went with (docs/adr/0047); nothing of it is used."""
+
+
 def failed(fault: Fault) -> WoodpeckerError:
     """The port error for what the gateway observed, worded by the domain."""
     if isinstance(fault, Answered):
@@ -204,6 +209,7 @@ _FACT_ERRORS: Mapping[type[Fault], type[WoodpeckerError]] = {
     Redirected: RedirectRefused,
     NotAsPlanned: RequestNotAsPlanned,
     TokenShape: Unauthorized,
+    Echoed: TokenEchoed,
     NoServer: NotConfigured,
     Unexpected: BadResponse,
     NoSuchStep: NotFound,

@@ -1,12 +1,13 @@
 """The simulated Woodpecker as an ASGI app: gin's routing, fallbacks and permission middleware, plus a request log."""
 
 import asyncio
+import base64
 import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl
 
 from starlette.datastructures import QueryParams
@@ -59,6 +60,22 @@ class Fault:
 
 
 @dataclass
+class Echo:
+    """An echoing upstream (a debugging proxy, a hostile server) in front of the API: the next
+    `times` 2xx JSON answers to `method` + raw `path` carry the request's Authorization header, as
+    a debugging proxy adds it: a member `_echo` of every object of the answer (`into="answer"`), or
+    one more line at the end of a step's log (`into="log"`). Nothing else about the answer changes."""
+
+    method: str
+    path: str
+    into: Literal["answer", "log"] = "answer"
+    times: int = 1
+
+
+ECHO_MEMBER = "_echo"
+
+
+@dataclass
 class SandboxState:
     """What outlives a reset: version, tokens, clock; and the log, the faults and the current world."""
 
@@ -68,17 +85,19 @@ class SandboxState:
     lock: threading.RLock = field(default_factory=threading.RLock)
     requests: list[RecordedRequest] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
+    echoes: list[Echo] = field(default_factory=list)
     world: World = field(init=False)
 
     def __post_init__(self) -> None:
         self.world = build_world(self.version, self.tokens, self.clock)
 
     def reset(self) -> None:
-        """Re-seed the world and clear the log and faults; the tokens stay the same."""
+        """Re-seed the world and clear the log, the faults and the echoes; the tokens stay the same."""
         with self.lock:
             self.world = build_world(self.version, self.tokens, self.clock)
             self.requests.clear()
             self.faults.clear()
+            self.echoes.clear()
 
 
 def all_routes() -> list[Route]:
@@ -227,7 +246,7 @@ class SandboxApp:
                 response = text(fault.status, fault.body) if fault.body else empty(fault.status)
                 self._record(request, raw_path, body, response.status_code)
             else:
-                response = self._handle(request, raw_path, body)
+                response = self._echo(request, self._handle(request, raw_path, body), raw_path)
             for key, value in _headers(self.state.world.version_string).items():
                 response.headers.setdefault(key, value)
         await response(scope, receive, send)
@@ -248,6 +267,46 @@ class SandboxApp:
                     fault.times -= 1
                     return fault
         return None
+
+    def _echo(self, request: Request, response: Response, raw_path: str) -> Response:
+        """The answer as an `Echo` in front of the API would pass it on (unchanged when none matches)."""
+        if not 200 <= response.status_code < 300 or not response.headers.get("content-type", "").startswith(
+            "application/json"
+        ):
+            return response
+        try:
+            value = json.loads(bytes(response.body))
+        except (AttributeError, ValueError):
+            return response  # a streamed answer (a big log) or no JSON: passed on as it is
+        with self.state.lock:
+            echo = next(
+                (
+                    e
+                    for e in self.state.echoes
+                    if e.method == request.method and e.path == raw_path and e.times > 0
+                ),
+                None,
+            )
+            if echo is None:
+                return response
+            echo.times -= 1
+        header = request.headers.get("authorization", "")
+        if echo.into == "log" and isinstance(value, list):
+            last = value[-1] if value and isinstance(value[-1], dict) else {"id": 0, "step_id": 0, "time": 0}
+            line = {**last, "id": int(last.get("id", 0)) + 1, "line": int(last.get("line", -1)) + 1}
+            line["data"] = base64.b64encode(f"Authorization: {header}".encode()).decode("ascii")
+            value = [*value, line]
+        else:
+            member = {"request_headers": {"Authorization": header}}
+            if isinstance(value, dict):
+                value = {**value, ECHO_MEMBER: member}
+            elif isinstance(value, list):
+                value = [{**v, ECHO_MEMBER: member} if isinstance(v, dict) else v for v in value]
+        echoed = json_response(value, response.status_code)
+        for key, item in response.headers.items():
+            if key.lower() not in ("content-length", "content-type"):
+                echoed.headers.setdefault(key, item)
+        return echoed
 
     def _record(
         self, request: Request, raw_path: str, body: bytes, status: int, login: str | None = None
@@ -349,6 +408,18 @@ class SandboxApp:
                 return text(400, 'expected {"method", "path", "status", "body"?, "times"?, "delay"?}')
             with self.state.lock:
                 self.state.faults.append(fault)
+            return empty(204)
+        if route == ("POST", "/_sandbox/echoes"):
+            try:
+                spec = json.loads(body)
+                into: Literal["answer", "log"] = "log" if spec.get("into", "answer") == "log" else "answer"
+                if spec.get("into", into) != into:
+                    raise ValueError("into")
+                echo = Echo(str(spec["method"]).upper(), str(spec["path"]), into, int(spec.get("times", 1)))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return text(400, 'expected {"method", "path", "into"?: "answer" | "log", "times"?}')
+            with self.state.lock:
+                self.state.echoes.append(echo)
             return empty(204)
         if route == ("GET", "/_sandbox/info"):
             return json_response(

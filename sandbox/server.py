@@ -7,11 +7,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import uvicorn
 
-from sandbox.app import CONTROL_PREFIX, Fault, RecordedRequest, SandboxApp, SandboxState
+from sandbox.app import CONTROL_PREFIX, Echo, Fault, RecordedRequest, SandboxApp, SandboxState
 from sandbox.seed import ADMIN_LOGIN, BIG_LOG_STEPS, OUTSIDER_LOGIN, USER_LOGIN
 from sandbox.world import VERSIONS, World
 
@@ -95,7 +95,7 @@ class Sandbox:
         return self.state.world
 
     def reset(self) -> None:
-        """Re-seed all data, clear the request log and injected faults; tokens stay valid."""
+        """Re-seed all data, clear the request log, injected faults and echoes; tokens stay valid."""
         self.state.reset()
 
     def clear_requests(self) -> None:
@@ -114,6 +114,16 @@ class Sandbox:
             raise ValueError("control routes cannot fail")
         with self.state.lock:
             self.state.faults.append(Fault(method.upper(), path, status, body, times, delay))
+
+    def inject_echo(
+        self, method: str, path: str, into: Literal["answer", "log"] = "answer", times: int = 1
+    ) -> None:
+        """Put an echoing upstream in front of the next `times` 2xx JSON answers to `method` + raw
+        `path`: they carry the request's Authorization header (see `Echo`)."""
+        if path.startswith(CONTROL_PREFIX):
+            raise ValueError("control routes do not echo")
+        with self.state.lock:
+            self.state.echoes.append(Echo(method.upper(), path, into, times))
 
     def info(self) -> dict[str, Any]:
         """What the command line prints: url, version, tokens and where the big logs are."""

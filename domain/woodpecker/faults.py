@@ -259,6 +259,21 @@ class TokenShape(_Fact):
 
 
 @dataclass(frozen=True, slots=True)
+class Echoed(_Fact):
+    """Woodpecker's 2xx answer (or something between us and it) carried the token the request was
+    sent with, as sent or encoded (docs/adr/0047); nothing of the answer is shown."""
+
+    text = (
+        "Woodpecker's answer contained the token this server sent with the request, so nothing of "
+        "the answer is shown. Something between this server and Woodpecker (a debugging proxy, a "
+        "gateway that echoes requests) or the server at WOODPECKER_URL copies requests into its "
+        "answers: check WOODPECKER_URL and any proxy before calling again, and consider the token "
+        "seen by whatever echoed it"
+    )
+    steps = _URL
+
+
+@dataclass(frozen=True, slots=True)
 class NoServer(_Fact):
     """WOODPECKER_URL is missing or cannot be used: `problem` says how."""
 
@@ -315,6 +330,7 @@ Fault = (
     | Redirected
     | NotAsPlanned
     | TokenShape
+    | Echoed
     | NoServer
     | Unexpected
     | NoSuchStep

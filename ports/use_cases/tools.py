@@ -1,6 +1,6 @@
-"""Running one tool against Woodpecker (validate, plan, send, shape): failures become error results with a next step, and no credential ever reaches a result."""
+"""Running one tool against Woodpecker (validate, plan, send, shape): failures become error results with a next step, and no credential ever reaches a result (an answer that echoes one is refused whole, docs/adr/0047)."""
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -8,8 +8,8 @@ from domain.arguments import ArgumentError, show
 from domain.arguments import validate as validate_arguments
 from domain.calls import ValidCall
 from domain.tools import Catalogue, ToolSpec
-from domain.woodpecker import references, requests, resources, results, waiting
-from domain.woodpecker.faults import NoSuchStep, Unexpected
+from domain.woodpecker import echoes, references, requests, resources, results, waiting
+from domain.woodpecker.faults import Echoed, NoSuchStep, Unexpected
 from domain.woodpecker.plans import (
     Calls,
     FailureSummary,
@@ -34,6 +34,8 @@ from ports.woodpecker import (
     Credential,
     Forbidden,
     InvalidPattern,
+    LogLine,
+    LogMatch,
     LogSearchRequest,
     LogWindowRequest,
     NotConfigured,
@@ -44,6 +46,7 @@ from ports.woodpecker import (
     ResponseTooLarge,
     ServerError,
     ServesWebUi,
+    TokenEchoed,
     Unauthorized,
     Unavailable,
     WoodpeckerError,
@@ -68,6 +71,7 @@ _KINDS: tuple[tuple[type[WoodpeckerError], str], ...] = (
     (ServesWebUi, "web_ui"),
     (ResponseTooLarge, "too_large"),
     (BadResponse, "bad_response"),
+    (TokenEchoed, "token_echoed"),
 )
 
 
@@ -165,6 +169,7 @@ class ToolRunner:
         setup = self.setup_for(cred)
         if setup is not None:
             raise NotConfigured(setup)
+        # Read through `_send`, which refuses an echo of the token: the object words the question.
         if isinstance(planned, Request):
             return await self._object(planned, cred, "current object")
         answers: dict[str, Any] = {}
@@ -219,12 +224,25 @@ class ToolRunner:
     ) -> ToolResult:
         """Execute the tool (no guard here: the caller has already decided). Woodpecker
         failures come back as an error ToolResult with a hint, never as an exception. `progress`
-        hears how a long call (wait_for_pipeline) is going, when the client asked."""
+        hears how a long call (wait_for_pipeline) is going, when the client asked.
+
+        Every result, success or error, passes one check before it leaves: if it carries the token
+        the call went with or this server's own (as sent or encoded, `domain.woodpecker.echoes`),
+        it is replaced whole by an error result saying so (docs/adr/0047)."""
         spec, args = call.spec, dict(call.args)
         setup = self._setup_for_tool(spec, credential)
         if setup is not None:
             return setup
         cred = self._credential(credential)
+        result = await self._answer(spec, args, cred, progress)
+        if _carries(result, self._tokens(cred)):
+            fault = Echoed()
+            return results.failure(spec, args, kind="token_echoed", message=fault.words(), fault=fault)
+        return result
+
+    async def _answer(
+        self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None, progress: Progress | None
+    ) -> ToolResult:
         try:
             shaped = await self._execute(spec, args, cred, progress)
         except WoodpeckerError as e:
@@ -272,8 +290,23 @@ class ToolRunner:
     def _credential(self, credential: Credential | None) -> Credential | None:
         return credential if credential is not None else self.default_credential
 
+    def _tokens(self, cred: Credential | None) -> tuple[str, ...]:
+        """The tokens no result may carry: the one this call goes with, and this server's own."""
+        return tuple({c.reveal() for c in (cred, self.default_credential) if c is not None})
+
     async def _send(self, planned: Request, credential: Credential | None) -> ApiResponse:
-        return await self.gateway.send(planned, None if planned.root else credential)
+        """Every request of every tool goes here (logs: `_log`): an answer carrying the token is
+        refused whole, before any of it is read, cut or shaped (a cut could leave part of it)."""
+        response = await self.gateway.send(planned, None if planned.root else credential)
+        self._refuse_echo((response.data, dict(response.headers)), credential)
+        return response
+
+    def _refuse_echo(self, answer: Any, cred: Credential | None) -> None:
+        if echoes.value_carries(answer, self._tokens(cred)):
+            raise failed(Echoed())
+
+    def _refuse_echoed_lines(self, lines: Iterable[LogLine], cred: Credential | None) -> None:
+        self._refuse_echo([line.text for line in lines], cred)
 
     async def _execute(
         self, spec: ToolSpec, args: dict[str, Any], cred: Credential | None, progress: Progress | None = None
@@ -350,10 +383,11 @@ class ToolRunner:
         )
 
     async def _server_info(self, spec: ToolSpec, cred: Credential | None) -> ToolResult:
-        version = await self._send(Request("GET", "/version"), None)
+        # Root routes go without a credential (`_send`); `cred` only says which token to look for.
+        version = await self._send(Request("GET", "/version"), cred)
         healthy, note = True, None
         try:
-            await self._send(Request("GET", "/healthz"), None)
+            await self._send(Request("GET", "/healthz"), cred)
         except ServerError:
             healthy, note = False, results.health_failed(None)
         except WoodpeckerError as e:
@@ -379,6 +413,7 @@ class ToolRunner:
         args = {**args, "from": end}
         window = LogWindowRequest(args["limit"], end, first, last)
         log = await self.gateway.step_log(requests.step_log_path(args), window, cred)
+        self._refuse_echoed_lines(log.lines, cred)
         return results.shape_logs(
             spec, args, log.lines, log.total_lines, step, budget=self.log_budget, text=self.text
         )
@@ -389,6 +424,7 @@ class ToolRunner:
         step = await self._step(args, cred)
         search = LogSearchRequest(args["pattern"], args["ignore_case"], args["context"], args["max_matches"])
         found = await self.gateway.search_step_log(requests.step_log_path(args), search, cred)
+        self._refuse_echoed_lines(_matched_lines(found.matches), cred)
         return results.shape_search(
             spec,
             args,
@@ -418,6 +454,7 @@ class ToolRunner:
             path = requests.step_log_path({**args, "step_id": step.get("id")})
             try:
                 last, found = await self.gateway.read_step_log(path, window, search, cred)
+                self._refuse_echoed_lines((*last.lines, *_matched_lines(found.matches)), cred)
             except WoodpeckerError as e:
                 # One unreadable log (deleted, too large) must not hide the other failures.
                 failures.append(results.StepFailure(workflow, step, unreadable=str(e)))
@@ -528,6 +565,21 @@ class ToolRunner:
             budget=self.result_budget,
             text=self.text,
         )
+
+
+def _carries(result: ToolResult, tokens: tuple[str, ...]) -> bool:
+    """Whether any part of `result` a client receives carries one of `tokens`."""
+    if not tokens:
+        return False
+    parts = (result.structured, result.text, result.meta, [repr(link) for link in result.links])
+    return echoes.value_carries(parts, tokens)
+
+
+def _matched_lines(matches: Iterable[LogMatch]) -> Iterator[LogLine]:
+    for match in matches:
+        yield from match.before
+        yield match.line
+        yield from match.after
 
 
 def _web_root(root: str | None) -> references.WebRoot | None:

@@ -1,5 +1,7 @@
 """The request log records what reached the sandbox (never a token), and the control routes reset state."""
 
+import base64
+
 import httpx
 
 from sandbox.server import Sandbox, running_sandbox
@@ -83,6 +85,38 @@ def test_injected_faults_answer_instead_of_the_route_a_given_number_of_times(san
     assert (paused.status_code, paused.content) == (500, b"")
     assert sandbox.world.queue_paused is False
     assert [r.status for r in sandbox.requests] == [502, 200, 500]
+
+
+def test_an_echoing_upstream_adds_the_requests_authorization_to_the_next_answers_only(
+    sandbox: Sandbox,
+) -> None:
+    sandbox.inject_echo("GET", "/api/repos/1", times=1)
+    sandbox.inject_echo("GET", "/api/repos/1/logs/2/10204", into="log")
+    with admin(sandbox) as http:
+        plain = json_of(http.get("/api/repos/1/logs/2/10204"))
+        assert http.post("/_sandbox/reset").status_code == 204  # a reset clears the echoes
+        unechoed = json_of(http.get("/api/repos/1/logs/2/10204"))
+        sandbox.inject_echo("GET", "/api/repos/1/logs/2/10204", into="log")
+        log = json_of(http.get("/api/repos/1/logs/2/10204"))
+        assert (
+            http.post("/_sandbox/echoes", json={"method": "GET", "path": "/api/repos/1"}).status_code == 204
+        )
+        echoed = json_of(http.get("/api/repos/1"))
+        after = json_of(http.get("/api/repos/1"))
+        assert http.post("/_sandbox/echoes", json={"method": "GET", "into": "x"}).status_code == 400
+    header = f"Bearer {sandbox.admin_token}"
+    assert echoed["_echo"] == {"request_headers": {"Authorization": header}}
+    assert {k: v for k, v in echoed.items() if k != "_echo"} == after and "_echo" not in after
+    assert plain[-1]["data"] == base64.b64encode(f"Authorization: {header}".encode()).decode()
+    assert log == [
+        *unechoed,
+        {
+            **unechoed[-1],
+            "id": unechoed[-1]["id"] + 1,
+            "line": unechoed[-1]["line"] + 1,
+            "data": plain[-1]["data"],
+        },
+    ]
 
 
 def test_the_fixture_gives_each_test_a_fresh_world(sandbox: Sandbox) -> None:

@@ -66,6 +66,11 @@ _HINTS: Mapping[str, tuple[str, Step | None]] = {
     # names it, and nothing about the connection or the rights could help.
     "invalid_arguments": ("Correct the argument the message names and call again.", None),
     "foreign_link": ("Nothing was looked up.", None),
+    # The message says what echoed the token and what to check (docs/adr/0047).
+    "token_echoed": (
+        "Nothing of the answer was shown. Check WOODPECKER_URL and any proxy of this server before calling again.",
+        "check_url",
+    ),
     "not_a_reference": ("Nothing was looked up.", None),
 }
 _DEFAULT_HINT: tuple[str, Step | None] = ("Call get_server_info to check the connection.", "check_connection")
