@@ -196,6 +196,8 @@ class ToolRunner:
             return (await self._send(planned, cred)).data
         except NotFound:
             return ABSENT
+        except TokenEchoed:
+            raise  # an answer that echoes the token refuses the whole call (ADR 0047), never "unread"
         except WoodpeckerError:
             return _UNREAD
 

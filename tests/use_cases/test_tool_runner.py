@@ -9,6 +9,7 @@ import pytest
 
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.reads import ABSENT
 from domain.woodpecker.results import LOG_BUDGET
 from domain.woodpecker.results.render import wire_size
 from ports.use_cases.tools import InvalidArguments, ToolRunner
@@ -168,9 +169,10 @@ async def test_a_starts_reads_follow_each_other_and_a_failed_one_is_left_out(
     # Cron 5 names no branch: the default branch's pipelines are read.
     main = await runner.read_current("run_cron", {"repo_id": 3, "cron_id": 5}, ada)
     assert main is not None and {p["branch"] for p in main["unreviewed"]} == {"main"}
-    # An unknown cron: its read fails (404) and is left out, and nothing names the branch to read.
+    # An unknown cron: its read answers 404 (ABSENT, no cron to read a branch from), so nothing names
+    # the branch to read and the rule asks.
     missing = await runner.read_current("run_cron", {"repo_id": 3, "cron_id": 999}, ada)
-    assert missing is not None and list(missing) == ["repo"]
+    assert missing is not None and list(missing) == ["cron", "repo"] and missing["cron"] is ABSENT
     # Nothing needs approval under none: that list is not read at all.
     sandbox.world.repos[1].require_approval = "none"
     none = await runner.read_current("trigger_pipeline", {"repo_id": 1, "branch": "main"}, ada)
