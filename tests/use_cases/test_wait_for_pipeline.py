@@ -111,7 +111,7 @@ async def test_a_pipeline_that_finishes_inside_the_window_answers_then_with_its_
     assert (out["finished"], out["status"], out["polls"]) == (True, "failure", 5)
     assert out["waited_seconds"] < 45
     assert out["failed_steps"] == [
-        {"workflow": "ci", "step_id": 60303, "pid": None, "name": "test", "state": "failure", "exit_code": 1}
+        {"workflow": "ci", "step_id": 60303, "name": "test", "state": "failure", "exit_code": 1}
     ]
     assert "finished: failure" in out["_text"] and "get_pipeline_failure_summary" in out["_text"]
     assert '"finished":true' in out["_text"]
