@@ -21,11 +21,13 @@ from starlette.middleware import Middleware
 from adapters.mcp_http import build_http_app
 from domain.guard.approval_view import APP_MIME_TYPE, APP_TOOL, APPROVAL_VIEW_HTML, APPS_EXTENSION, VIEW_URI
 from domain.guard.outcomes import APPROVAL_META_KEY
+from domain.guard.tokens import TOKEN_TTL_SECONDS
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
 from tests.fakes.woodpecker import FakeWoodpecker
 from tests.fixtures.mcp import MODES, Person, PrincipalFromHeader, build_harness_on, harness_for, serving
+from tests.mcp import test_guard_recheck as recheck
 from tests.mcp.guarded_calls import WIDENING, assert_clean_question
 
 pytestmark = pytest.mark.anyio
@@ -265,3 +267,35 @@ async def test_over_http_a_ticket_is_its_callers_own(mode: str) -> None:
     assert view_of(stolen)["ticket"] != approval["ticket"]
     assert not own.is_error
     assert [(c.method, c.path) for c in woodpecker.writes] == [("POST", "/api/repos/5/pipelines/12/approve")]
+
+
+@pytest.mark.parametrize(("tool", "args", "change", "newly_shown"), recheck.CASES)
+async def test_a_view_shown_before_the_object_changed_is_shown_again_and_its_approval_does_nothing(
+    sandbox: Sandbox, tool: str, args: dict[str, Any], change: Any, newly_shown: str
+) -> None:
+    recheck.prepare(sandbox)
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(20):
+            async with Client(harness.server, mode="legacy", extensions=apps()) as client:
+                first = view_of(await client.call_tool(tool, dict(args)))
+                change(sandbox)
+                again = await client.call_tool(APP_TOOL, answer(first, dict(args), True))
+                assert writes(sandbox) == []
+                fresh = view_of(again)
+                approved = await client.call_tool(APP_TOOL, answer(fresh, dict(args), True))
+    assert fresh["question"] != first["question"] and newly_shown in fresh["question"]
+    assert not approved.is_error and len(sandbox.state_changing_requests()) >= 1
+    assert harness.audit.outcomes()[-4:] == ["ticket_rejected", "ticket_issued", "approved", "executed"]
+
+
+async def test_a_view_nobody_answers_in_time_runs_nothing(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(20):
+            async with Client(harness.server, mode="legacy", extensions=apps()) as client:
+                approval = view_of(await client.call_tool("approve_pipeline", dict(APPROVE)))
+                assert approval["expires_in_seconds"] == TOKEN_TTL_SECONDS
+                harness.clock.advance(TOKEN_TTL_SECONDS + 1)
+                late = await client.call_tool(APP_TOOL, answer(approval, dict(APPROVE), True))
+    assert writes(sandbox) == []
+    assert view_of(late)["ticket"] != approval["ticket"]
+    assert "executed" not in harness.audit.outcomes()
