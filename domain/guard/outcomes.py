@@ -198,8 +198,8 @@ def view_issued(
         "An approval there means it was approved in the host's view: the host keeps that button's tool "
         "from the model, as the MCP Apps specification requires. If no view with Approve and Decline "
         "appears in this host, it does not show MCP Apps views: nobody can approve this call here. Tell "
-        "the person so; the operator can connect a client that shows a dialog, or start this server "
-        "with ELICITATION=false to use a two-call token instead."
+        "the person so: they can connect a client that shows a dialog, or the operator can start this "
+        "server with ELICITATION=false for the two-call token, which asks nobody."
     )
     return ToolResult(
         structured={
