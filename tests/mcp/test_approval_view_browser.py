@@ -297,6 +297,25 @@ async def test_the_view_in_headless_chromium_declines_approves_once_and_shows_a_
                     assert by_keyboard.structured_content["outcome"] == "declined"
                     assert await host.status() == "Declined: nothing was done."
                     assert writes(sandbox) == []
+
+                    # Whatever a question held, the view inserts it as text: markup stays characters.
+                    markup = '<img src=x onerror="document.title=1"><b>bold</b>'
+                    forged = second.model_copy(
+                        update={
+                            "meta": {
+                                **(second.meta or {}),
+                                APPROVAL_META_KEY: {
+                                    **(second.meta or {})[APPROVAL_META_KEY],
+                                    "question": markup,
+                                },
+                            }
+                        }
+                    )
+                    await host.show(dict(APPROVE), forged, "light")
+                    assert await host.in_view(
+                        "[document.getElementById('question').textContent,"
+                        " document.getElementById('question').children.length, document.title]"
+                    ) == [markup, 0, "Approve a Woodpecker CI change"]
     finally:
         await anyio.to_thread.run_sync(browser.close)
     assert [c["name"] for c in host.calls] == [APP_TOOL] * 4
