@@ -4,7 +4,7 @@ Pure data (no I/O): the MCP adapter serves it; the guarded-call use case names i
 
 It loads nothing from anywhere (no external origin, no `src`/`href` to fetch), so the host's
 restrictive CSP default applies as it is. It speaks the host bridge (JSON-RPC over postMessage):
-`ui/initialize`, then it waits for the tool's arguments (`ui/notifications/tool-input`) and its
+`ui/initialize` (then `ui/notifications/size-changed` as its height changes), and it waits for the tool's arguments (`ui/notifications/tool-input`) and its
 result (`ui/notifications/tool-result`), and shows only the approval data this server put in the
 result's `_meta`: the question (inserted with `textContent`, never as HTML), the tool's name and
 the ticket. Its buttons call the app-only tool; what it says afterwards is its own fixed text,
@@ -148,6 +148,13 @@ runs nothing.</p>
     version: "1" }, appCapabilities: { availableDisplayModes: ["inline"] } }).then(function (r) {
     theme(r && r.hostContext);
     send({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+    if (window.ResizeObserver) {
+      new ResizeObserver(function () {
+        var box = document.documentElement.getBoundingClientRect();
+        send({ jsonrpc: "2.0", method: "ui/notifications/size-changed",
+          params: { width: Math.ceil(box.width), height: Math.ceil(box.height) } });
+      }).observe(document.documentElement);
+    }
   }, function () { say("This host did not start the view; nothing can be approved here."); });
 })();
 </script>

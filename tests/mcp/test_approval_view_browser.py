@@ -75,6 +75,7 @@ class Host:
         self.app_tools = app_tools
         self.html = html
         self.calls: list[dict[str, Any]] = []
+        self.sizes: list[dict[str, Any]] = []
 
     async def _run(self, fn: Any, *args: Any) -> Any:
         return await anyio.to_thread.run_sync(fn, *args)
@@ -90,11 +91,19 @@ class Host:
         message: dict[str, Any] = json.loads(event["payload"])
         return message
 
+    async def next_notification_then(self, method: str) -> dict[str, Any]:
+        """The next message of `method`, past the views' size notifications (the last view's too)."""
+        while True:
+            message = await self.next_message()
+            if message.get("method") == method:
+                return message
+            assert message.get("method") == "ui/notifications/size-changed", message
+            self.sizes.append(message["params"])
+
     async def show(self, arguments: dict[str, Any], result: types.CallToolResult, theme: str) -> None:
         """Mount the view for one tool call, as a host does: initialize, then the input and the result."""
         await self.evaluate(f"mount({json.dumps(self.html)})")
-        initialize = await self.next_message()
-        assert initialize["method"] == "ui/initialize"
+        initialize = await self.next_notification_then("ui/initialize")
         await self.post(
             {
                 "jsonrpc": "2.0",
@@ -107,8 +116,7 @@ class Host:
                 },
             }
         )
-        initialized = await self.next_message()
-        assert initialized["method"] == "ui/notifications/initialized"
+        await self.next_notification_then("ui/notifications/initialized")
         await self.post(
             {"jsonrpc": "2.0", "method": "ui/notifications/tool-input", "params": {"arguments": arguments}}
         )
@@ -126,7 +134,8 @@ class Host:
             message = await self.next_message()
             if message.get("method") == "tools/call":
                 break
-            assert str(message.get("method", "")).startswith("ui/notifications/"), message
+            assert message.get("method") == "ui/notifications/size-changed", message
+            self.sizes.append(message["params"])
         params = message["params"]
         self.calls.append(params)
         assert params["name"] in self.app_tools, "a host refuses a view's call to a tool not marked for apps"
@@ -319,3 +328,4 @@ async def test_the_view_in_headless_chromium_declines_approves_once_and_shows_a_
     finally:
         await anyio.to_thread.run_sync(browser.close)
     assert [c["name"] for c in host.calls] == [APP_TOOL] * 4
+    assert host.sizes and all(size["height"] > 100 for size in host.sizes)
