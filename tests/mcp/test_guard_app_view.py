@@ -13,7 +13,7 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.client.extension import advertise
 from mcp.client.streamable_http import streamable_http_client
 from starlette.middleware import Middleware
@@ -26,7 +26,16 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
 from tests.fakes.woodpecker import FakeWoodpecker
-from tests.fixtures.mcp import MODES, Person, PrincipalFromHeader, build_harness_on, harness_for, serving
+from tests.fixtures.mcp import (
+    MODES,
+    Person,
+    PrincipalFromHeader,
+    build_harness_on,
+    harness_for,
+    server_command,
+    server_environment,
+    serving,
+)
 from tests.mcp import test_guard_recheck as recheck
 from tests.mcp.guarded_calls import WIDENING, assert_clean_question
 
@@ -299,3 +308,25 @@ async def test_a_view_nobody_answers_in_time_runs_nothing(sandbox: Sandbox) -> N
     assert writes(sandbox) == []
     assert view_of(late)["ticket"] != approval["ticket"]
     assert "executed" not in harness.audit.outcomes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+async def test_over_stdio_the_server_process_asks_in_the_view_and_approve_runs_once(
+    sandbox: Sandbox, mode: str
+) -> None:
+    command, args = server_command()
+    server = StdioServerParameters(
+        command=command, args=args, env=server_environment(sandbox.url, sandbox.admin_token)
+    )
+    with anyio.fail_after(60):
+        async with Client(server, mode=mode, extensions=apps()) as client:
+            assert APP_TOOL in {t.name for t in (await client.list_tools()).tools}
+            approval = view_of(await client.call_tool("approve_pipeline", dict(APPROVE)))
+            assert writes(sandbox) == []
+            approved = await client.call_tool(APP_TOOL, answer(approval, dict(APPROVE), True))
+            assert writes(sandbox) == PLANNED
+            replay = await client.call_tool(APP_TOOL, answer(approval, dict(APPROVE), True))
+    assert not approved.is_error
+    assert view_of(replay)["ticket"] != approval["ticket"]
+    assert writes(sandbox) == PLANNED
