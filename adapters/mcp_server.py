@@ -30,6 +30,8 @@ from pydantic import ValidationError
 
 from domain.arguments import input_schema
 from domain.config import ConfigError
+from domain.guard import outcomes
+from domain.guard.approval_view import APP_MIME_TYPE, APP_TOOL, APPROVAL_VIEW_HTML, APPS_EXTENSION, VIEW_URI
 from domain.tools import Catalogue, ToolSpec
 from domain.toolsets import TOOLSETS_HEADER, Toolsets, admin_only
 from domain.woodpecker.resources import NotAResource, Template
@@ -169,6 +171,33 @@ def declares_form_elicitation(capabilities: types.ClientCapabilities | None) -> 
     return e.form is not None or e.url is None
 
 
+def declares_apps(capabilities: types.ClientCapabilities | None) -> bool:
+    """The client renders MCP Apps views: `io.modelcontextprotocol/ui` with the HTML profile among its
+    MIME types, in `extensions` (SEP-2133) or, for clients of SDKs that predate it, `experimental`."""
+    if capabilities is None:
+        return False
+    for declared in (capabilities.extensions, capabilities.experimental):
+        settings = (declared or {}).get(APPS_EXTENSION)
+        mime_types = settings.get("mimeTypes") if isinstance(settings, Mapping) else None
+        if isinstance(mime_types, list | tuple) and APP_MIME_TYPE in mime_types:
+            return True
+    return False
+
+
+def app_channel(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> bool:
+    """This request's guarded calls ask through the approval view (ADR 0049): the client shows MCP
+    Apps views and no dialog can reach it on this connection, and the server was not started with
+    ELICITATION=false (which always means the token)."""
+    session = ctx.session
+    if not app.elicitation_enabled or not declares_apps(session.client_capabilities):
+        return False
+    if not declares_form_elicitation(session.client_capabilities):
+        return True
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return False
+    return ctx.protocol_version not in PUSH_ELICITATION_REVISIONS or not session.can_send_request
+
+
 def _identity(
     ctx: ServerRequestContext[Any, Any], app: McpApplication
 ) -> tuple[str | None, Credential | None]:
@@ -255,6 +284,8 @@ def call_context(
     modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     if not app.elicitation_enabled:
         return CallContext(principal, credential, "token", no_dialog="server")
+    if app_channel(ctx, app):
+        return CallContext(principal, credential, "app")
     if not declares_form_elicitation(session.client_capabilities):
         return CallContext(principal, credential, "token", no_dialog="client")
     if not modern and ctx.protocol_version not in PUSH_ELICITATION_REVISIONS:
@@ -494,6 +525,76 @@ async def link_first(
     return _link_result(offer, now, "This sign-in is not linked to a Woodpecker token yet.")
 
 
+# ------------------------------------------------------------------ MCP Apps: the approval view
+
+APP_TOOL_DEFINITION = types.Tool(
+    name=APP_TOOL,
+    title="Answer the approval view",
+    description=(
+        "Called only by this server's approval view, when the person presses Approve or Decline: "
+        "runs the one guarded call the view showed, once, if they approved it."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "tool": {"type": "string", "description": "The guarded tool the view asked about."},
+            "arguments": {"type": "object", "description": "That call's arguments, as the host gave them."},
+            "ticket": {"type": "string", "description": "The view's single-use ticket."},
+            "approve": {"type": "boolean", "description": "true: Approve; false: Decline."},
+        },
+        "required": ["tool", "arguments", "ticket", "approve"],
+        "additionalProperties": False,
+    },
+    annotations=types.ToolAnnotations(
+        title="Answer the approval view",
+        read_only_hint=False,
+        destructive_hint=True,
+        idempotent_hint=False,
+        open_world_hint=True,
+    ),
+    # visibility ["app"]: the host keeps it out of the model's tool list and lets only our view call it.
+    _meta={"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}},
+)
+
+APPROVAL_VIEW_RESOURCE = types.Resource(
+    uri=VIEW_URI,
+    name="approval_view",
+    title="Approve a Woodpecker CI change",
+    description="Shows the person one guarded call's question with Approve and Decline.",
+    mime_type=APP_MIME_TYPE,
+)
+
+
+def with_view(tool: types.Tool) -> types.Tool:
+    """A guarded tool as an MCP Apps client is listed it: its results render in the approval view."""
+    return tool.model_copy(update={"meta": {**(tool.meta or {}), "ui": {"resourceUri": VIEW_URI}}})
+
+
+def read_approval_view() -> types.ReadResourceResult:
+    # No `_meta.ui.csp`: the host's restrictive default (no external origin) is what the view needs.
+    return types.ReadResourceResult(
+        contents=[
+            types.TextResourceContents(
+                uri=VIEW_URI,
+                mime_type=APP_MIME_TYPE,
+                text=APPROVAL_VIEW_HTML,
+                _meta={"ui": {"prefersBorder": True}},
+            )
+        ]
+    )
+
+
+def view_answer(params: types.CallToolRequestParams) -> tuple[str, Any, str, bool] | None:
+    """The view's answer (tool, its arguments, ticket, approve), or None when it is not one."""
+    raw = params.arguments or {}
+    tool, arguments, ticket, approve = (raw.get(k) for k in ("tool", "arguments", "ticket", "approve"))
+    if not (isinstance(tool, str) and isinstance(ticket, str) and isinstance(approve, bool)):
+        return None
+    if not isinstance(arguments, Mapping) or set(raw) - {"tool", "arguments", "ticket", "approve"}:
+        return None
+    return tool, dict(arguments), ticket, approve
+
+
 _INTERNAL_ERROR = ToolResult(
     structured={"error": "internal error"},
     text="The tool failed inside this server; nothing more is known. See the server log.",
@@ -510,6 +611,8 @@ class _ToolHandlers:
         if app.linking is not None:
             self.tools += ACCOUNT_TOOLS
         self.schemas = {t.name: t.input_schema for t in self.tools}
+        self.schemas[APP_TOOL] = APP_TOOL_DEFINITION.input_schema
+        self.guarded_tools = frozenset(spec.name for spec in app.catalogue if spec.guard is not None)
         self.admin_tools = admin_only(app.catalogue)
         self._needs_token = {spec.name for spec in app.catalogue} - NO_TOKEN_TOOLS
 
@@ -517,6 +620,14 @@ class _ToolHandlers:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         listed = await caller_tools(ctx, self.app, self.admin_tools)
+        if app_channel(ctx, self.app):
+            # Only a connection that declared MCP Apps is listed the app-only tool (ADR 0049).
+            tools = [with_view(t) if t.name in self.guarded_tools else t for t in self.tools]
+            return types.ListToolsResult(
+                tools=[t for t in tools if listed is None or t.name in listed or t.name in ACCOUNT_TOOL_NAMES]
+                + [APP_TOOL_DEFINITION],
+                cache_scope="private",
+            )
         if listed is None and self.app.roles is None:
             return types.ListToolsResult(tools=self.tools)
         # The account tools (OAuth mode) concern the sign-in, not a toolset: always listed.
@@ -539,19 +650,35 @@ class _ToolHandlers:
         call = dataclasses.replace(
             call_context(ctx, params, app), listed=listed, progress=McpProgress(ctx.session)
         )
+        name, arguments = params.name, _arguments(params)
+        if name == APP_TOOL:
+            if call.channel != "app":
+                # For a connection that declared no MCP Apps, the view's tool does not exist.
+                return to_call_tool_result(outcomes.unknown_tool(APP_TOOL))
+            answered = view_answer(params)
+            if answered is None:
+                return to_call_tool_result(
+                    outcomes.error_result(
+                        "invalid_arguments", "Nothing was done: this is no answer of the view."
+                    )
+                )
+            name, arguments, ticket, approve = answered
+            call = replace(
+                call, ticket=ticket, answer=Answer("accept", confirmed=True) if approve else Answer("decline")
+            )
         if (
             app.linking is not None
             and call.credential is None
             and call.principal is not None
-            and params.name in self._needs_token
-            and (listed is None or params.name in listed)
+            and name in self._needs_token
+            and (listed is None or name in listed)
         ):
             linked = await link_first(ctx, params, app, app.linking, call.principal)
             if not isinstance(linked, Credential):
                 return linked
             call = replace(call, credential=linked)
         try:
-            outcome = await app.guarded.call(params.name, _arguments(params), call)
+            outcome = await app.guarded.call(name, arguments, call)
         except Exception:
             # Never a protocol crash for a tool's own failure, and no internals on the wire.
             logger.exception(
@@ -591,7 +718,10 @@ class _ResourceHandlers:
     async def list_resources(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        # Nothing to list up front: every resource is named by a template (repositories come and go).
+        # Nothing to list up front: every resource is named by a template (repositories come and go);
+        # an MCP Apps connection is listed the approval view.
+        if app_channel(ctx, self.app):
+            return types.ListResourcesResult(resources=[APPROVAL_VIEW_RESOURCE])
         return types.ListResourcesResult(resources=[])
 
     async def list_resource_templates(
@@ -608,6 +738,8 @@ class _ResourceHandlers:
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
+        if params.uri == VIEW_URI and app_channel(ctx, self.app):
+            return read_approval_view()
         try:
             result = await self.served.read(params.uri, await self._context(ctx))
         except NotAResource as e:

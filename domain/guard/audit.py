@@ -8,7 +8,7 @@ from typing import Literal
 
 from domain.guard.fingerprint import short
 
-Path = Literal["dialog", "token", "sealed"]
+Path = Literal["dialog", "token", "sealed", "app"]
 # Every `asked` is closed by one of: approved, declined (the person said no), cancelled (the person
 # dismissed the dialog), no_answer (an error, a time-out or something that is no answer came back),
 # abandoned (the call ended while the question was open: the client cancelled it, timed out on its
@@ -24,6 +24,8 @@ Outcome = Literal[
     "token_issued",
     "token_rejected",
     "seal_rejected",
+    "ticket_issued",
+    "ticket_rejected",
     "executed",
     "failed",
 ]

@@ -170,3 +170,52 @@ def token_rejected(*, local_store: str | None = None) -> ToolResult:
         )
     extra = {"token_store": "process_memory"} if local_store is not None else {}
     return error_result("token_rejected", text, done=False, **extra)
+
+
+# The key of the approval view's data in a result's `_meta` (MCP Apps, ADR 0049): read by our view only.
+APPROVAL_META_KEY = "woodpecker-ci/approval"
+
+
+def view_issued(
+    ticket: str, *, tool: str, question: str, ttl_seconds: int, resource_uri: str, again: bool = False
+) -> ToolResult:
+    """A guarded call on a host that shows MCP Apps views: the question goes to the approval view.
+
+    The text says what an approval there proves and what to do where no view is shown. The view
+    reads only `_meta` (the question, the tool's name and the ticket), never this text.
+    """
+    first = (
+        "That approval was not valid for this call (already used, expired, or for another call or "
+        "caller), so nothing was done; the question is shown again. "
+        if again
+        else ""
+    )
+    text = (
+        f"Nothing was done yet. {first}The approval view of this server shows the person this question "
+        f"with Approve and Decline buttons; the call runs once if they approve within {ttl_seconds // 60} "
+        "minutes, and not at all if they decline or nobody answers.\n\n"
+        f"The question shown:\n{question}\n\n"
+        "An approval there means it was approved in the host's view: the host keeps that button's tool "
+        "from the model, as the MCP Apps specification requires. If no view with Approve and Decline "
+        "appears in this host, it does not show MCP Apps views: nobody can approve this call here. Tell "
+        "the person so: they can connect a client that shows a dialog, or the operator can start this "
+        "server with ELICITATION=false for the two-call token, which asks nobody."
+    )
+    return ToolResult(
+        structured={
+            "done": False,
+            "outcome": "approval_view",
+            "expires_in_seconds": ttl_seconds,
+            "message": text,
+        },
+        text=text,
+        meta={
+            "ui": {"resourceUri": resource_uri},
+            APPROVAL_META_KEY: {
+                "tool": tool,
+                "question": question,
+                "ticket": ticket,
+                "expires_in_seconds": ttl_seconds,
+            },
+        },
+    )

@@ -5,7 +5,9 @@ function writing its questions, and the `ForgeCalls` port that validates, reads 
 
 Channels: `push` (a 2025-11-25 dialog while the call waits), `mrtr` (2026-07-28: the call
 returns a question with a sealed state and the retry carries the answer) and `token` (a
-client that cannot show a dialog, or a server started with ELICITATION=false). Every path
+client that cannot show a dialog, or a server started with ELICITATION=false) and `app` (a host
+that shows MCP Apps views but no dialog: the call returns an approval view whose button calls an
+app-only tool with a single-use ticket; ADR 0049). Every path
 validates first, decides from data, asks, re-checks the stored object right before the
 write, and only then runs the tool.
 """
@@ -18,6 +20,7 @@ from typing import Any, Literal
 
 from domain.calls import ValidCall
 from domain.guard import outcomes
+from domain.guard.approval_view import VIEW_URI
 from domain.guard.audit import Outcome, Path, audit_event
 from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canonical_json, fingerprint
 from domain.guard.outcomes import NoDialog
@@ -35,12 +38,12 @@ from ports.token_store import TokenStoreUnavailable
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.sealed_questions import SealedQuestions
 
-Channel = Literal["push", "mrtr", "token"]
+Channel = Literal["push", "mrtr", "token", "app"]
 
 # A push dialog re-asks when the object changed while the person read; past this, give up.
 MAX_PUSH_ROUNDS = 3
 
-_PATHS: Mapping[Channel, Path] = {"push": "dialog", "mrtr": "sealed", "token": "token"}
+_PATHS: Mapping[Channel, Path] = {"push": "dialog", "mrtr": "sealed", "token": "token", "app": "app"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,9 @@ class CallContext:
     listed: frozenset[str] | None = None
     # Where a long unguarded call (wait_for_pipeline) reports how it goes; None: the client did not ask.
     progress: Progress | None = None
+    # The `app` channel only: the ticket the approval view's button sent (None: the model's own
+    # call, which gets a view). The view's answer is in `answer`.
+    ticket: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +125,13 @@ class _Call:
         return self.valid.args
 
 
+def ticket_binding(fp: str, reasons: frozenset[str]) -> str:
+    """What an approval view's ticket is bound to: like a token's, under its own label, so that a
+    token is never found as a ticket nor a ticket as a token (they share one store)."""
+    material = canonical_json(["app-ticket", fp, sorted(reasons)])
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
 def token_binding(fp: str, reasons: frozenset[str]) -> str:
     """What a two-call token is bound to: the call's fingerprint and the reasons its first call showed.
 
@@ -141,6 +154,7 @@ class GuardedCalls:
         keys: FingerprintKeys,
         elicitation_enabled: bool,
         local_token_store: str | None = None,
+        view_uri: str = VIEW_URI,
     ) -> None:
         """`elicitation_enabled=False` (ELICITATION=false): every guarded call takes the token path.
 
@@ -159,6 +173,7 @@ class GuardedCalls:
         self._clock = clock
         self._elicitation_enabled = elicitation_enabled
         self._local_token_store = local_token_store
+        self._view_uri = view_uri
 
     async def call(self, tool: str, arguments: Mapping[str, Any] | None, ctx: CallContext) -> CallOutcome:
         """Run `tool` if it needs no approval, or once a valid approval for exactly this call exists.
@@ -198,6 +213,9 @@ class GuardedCalls:
             return await self._push(call)
         if ctx.channel == "mrtr":
             return await self._mrtr(call)
+        if ctx.channel == "app":
+            # A confirm_token is never a ticket: a call carrying one still gets a view.
+            return await self._app(call)
         return await self._token(call, token)
 
     # ------------------------------------------------------------------ channels
@@ -278,6 +296,49 @@ class GuardedCalls:
             return applied
         self._record(call, "token_rejected")
         return Complete(outcomes.changed_since_token())
+
+    async def _app(self, call: _Call) -> CallOutcome:
+        """The MCP Apps view: the first call returns it with a fresh ticket; the view's button sends
+        the ticket back (through the app-only tool) with the person's answer."""
+        ticket, answer = call.ctx.ticket, call.ctx.answer
+        bindings = tuple(ticket_binding(fp, call.decision.reasons) for fp in call.fingerprints)
+        try:
+            if ticket is None or answer is None:
+                return Complete(await self._view(call, call.decision))
+            outcome = await self._confirmations.redeem(bindings, ticket, call.ctx.principal)
+        except TokenStoreUnavailable as e:
+            self._record(call, "failed")
+            return Complete(outcomes.store_unavailable(e))
+        if not answer.is_yes:
+            # Nothing runs, whatever the ticket: a valid one is used up by the no.
+            return self._not_approved(call, answer)
+        try:
+            if outcome is RedeemOutcome.REJECTED:
+                # Used, expired, another call's or another caller's: a fresh view, never a run.
+                self._record(call, "ticket_rejected")
+                return Complete(await self._view(call, call.decision, again=True))
+            self._record(call, "approved")
+            applied = await self._apply(call, call.decision.reasons)
+            if isinstance(applied, Complete):
+                return applied
+            # The object changed since the view was shown so that the call widens more: ask again.
+            return Complete(await self._view(call, applied.decision))
+        except TokenStoreUnavailable as e:
+            self._record(call, "failed")
+            return Complete(outcomes.store_unavailable(e))
+
+    async def _view(self, call: _Call, decision: Decision, *, again: bool = False) -> ToolResult:
+        fp = call.fingerprint
+        ticket = await self._confirmations.issue(ticket_binding(fp, decision.reasons), call.ctx.principal)
+        self._record(call, "ticket_issued")
+        return outcomes.view_issued(
+            ticket,
+            tool=call.spec.name,
+            question=self._forge.question(call.spec, call.args, decision),
+            ttl_seconds=TOKEN_TTL_SECONDS,
+            resource_uri=self._view_uri,
+            again=again,
+        )
 
     # ------------------------------------------------------------------ steps
 
