@@ -8,6 +8,7 @@ from domain.tools import Annotations, Arg, BodyField, Endpoint, GuardRule, Is, P
 from domain.woodpecker.answers import Answer
 from domain.woodpecker.asking import Builder
 from domain.woodpecker.plans import Plan
+from domain.woodpecker.rules import HELD_EVENTS
 from domain.woodpecker.tool import CurrentReads, Hint, WoodpeckerTool
 
 # Every call leaves this process for the Woodpecker server, so open_world is true throughout.
@@ -28,17 +29,8 @@ WRITE_STARTS_BUILD = Annotations(read_only=False, destructive=True, idempotent=F
 # 2**53 - 1: the largest integer a JSON client is sure to carry without rounding.
 MAX_ID = 9007199254740991
 
-EVENTS = (
-    "push",
-    "pull_request",
-    "pull_request_closed",
-    "pull_request_metadata",
-    "tag",
-    "release",
-    "deployment",
-    "cron",
-    "manual",
-)
+# Every event Woodpecker knows, in its own order: the ones it may hold for approval, then cron and manual.
+EVENTS = (*HELD_EVENTS, "cron", "manual")
 
 BRANCH_RULES: Mapping[str, Any] = {"minLength": 1, "maxLength": 250, "pattern": r"^[^\s\\~^:?*\[\]]+$"}
 
