@@ -41,33 +41,26 @@ async def _trigger(sandbox: Sandbox, mode: str, branch: str) -> Person:
 async def test_the_sandbox_starts_a_renamed_branchs_old_name_at_the_new_branchs_head(
     sandbox: Sandbox,
 ) -> None:
-    # The state the xfail below needs is real: with nothing held, the old name starts dev's head.
+    # The state the test below needs is real: with nothing held, the old name (the two-call token
+    # approving it) starts dev's head.
     sandbox.world.forge_repos[INFRA].renamed["develop"] = "dev"
     sandbox.world.repos[3].require_approval = "none"
     sandbox.world.pipelines[303].status = "success"
     async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(30):
             async with Client(harness.server, mode="legacy") as client:
-                old = await client.call_tool("trigger_pipeline", {"repo_id": 3, "branch": "develop"})
+                first = await client.call_tool("trigger_pipeline", {"repo_id": 3, "branch": "develop"})
+                token = (first.structured_content or {}).get("confirm_token")
+                old = await client.call_tool(
+                    "trigger_pipeline", {"repo_id": 3, "branch": "develop", "confirm_token": token}
+                )
                 new = await client.call_tool("trigger_pipeline", {"repo_id": 3, "branch": "dev"})
-    assert old.structured_content is not None and new.structured_content is not None
-    started = [
-        sandbox.world.pipelines[p["id"]]
-        for p in (old.structured_content["pipeline"], new.structured_content["pipeline"])
-    ]
+    assert old.structured_content is not None and new.structured_content is not None, old.content
+    started = [sandbox.world.pipelines[p.structured_content["pipeline"]["id"]] for p in (old, new)]
     assert started[0].branch == "develop" and started[1].branch == "dev"
     assert started[0].commit == started[1].commit
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "review finding 1: the start rule lists the branch's pipelines by the caller's spelling; a name the "
-        "forge resolves to the held branch (GitHub's renamed-branch redirect) finds an empty list and the "
-        "trigger runs the held head unasked. Fix: count a branch the forge does not list by that exact name "
-        "(GET /api/repos/{id}/branches) as unread"
-    ),
-)
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_trigger_by_a_renamed_branchs_old_name_asks_like_the_held_branch(
     sandbox: Sandbox, mode: str
@@ -75,6 +68,7 @@ async def test_a_trigger_by_a_renamed_branchs_old_name_asks_like_the_held_branch
     sandbox.world.forge_repos[INFRA].renamed["develop"] = "dev"
     person = await _trigger(sandbox, mode, "develop")
     assert len(person.questions) == 1
+    assert "does not list a branch by exactly this name" in person.questions[0]
     assert _writes(sandbox) == []
 
 
