@@ -90,3 +90,27 @@ async def test_a_trigger_of_a_branch_with_no_pipeline_under_all_events_asks(
     person = await _trigger(sandbox, mode, "feature")
     assert len(person.questions) == 1
     assert _writes(sandbox) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_cron_created_or_moved_to_a_renamed_branchs_old_name_asks(
+    sandbox: Sandbox, mode: str
+) -> None:
+    # Woodpecker checks a cron's branch with BranchHead and its scheduler starts BranchHead's answer.
+    sandbox.world.forge_repos[INFRA].renamed["develop"] = "dev"
+    person = Person("decline")
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                for tool, args in (
+                    (
+                        "create_cron",
+                        {"repo_id": 3, "name": "n", "schedule": "0 2 * * *", "branch": "develop"},
+                    ),
+                    ("update_cron", {"repo_id": 3, "cron_id": 5, "branch": "develop"}),
+                ):
+                    result = await client.call_tool(tool, args)
+                    assert "nothing was done" in str(getattr(result.content[0], "text", "")), result.content
+    assert len(person.questions) == 2
+    assert all("does not list a branch by exactly this name" in q for q in person.questions)
+    assert _writes(sandbox) == []
