@@ -52,7 +52,7 @@ def _validate_cron(cron: Cron) -> str | None:
 
 def _branch_exists(ctx: Ctx, branch: str) -> bool:
     fr = ctx.world.forge_repo_for(ctx.the_repo)
-    return fr is not None and branch in fr.branches
+    return fr is not None and fr.branch_head(branch) is not None
 
 
 def list_crons(ctx: Ctx) -> Response:

@@ -257,7 +257,8 @@ def create_pipeline(ctx: Ctx) -> Response:
     except BadBody:
         return empty(400)
     fr = world.forge_repo_for(repo)
-    if fr is None or branch not in fr.branches:
+    head = fr.branch_head(branch) if fr is not None else None
+    if head is None:
         # BranchHead fails for an unknown branch: AbortWithError(500) -> empty body.
         return empty(500)
     if branch in FILTERED_BRANCHES:
@@ -270,7 +271,8 @@ def create_pipeline(ctx: Ctx) -> Response:
         event="manual",
         status="pending",
         branch=branch,
-        commit=_head_commit(repo, branch),
+        # The branch as the call spelled it (createTmpPipeline), the commit of the one BranchHead found.
+        commit=_head_commit(repo, head),
         ref=branch,
         message=f"MANUAL PIPELINE @ {branch}",
         author=user.login,
@@ -293,7 +295,8 @@ def new_cron_pipeline(ctx: Ctx, cron: Cron) -> Response:
     world, repo = ctx.world, ctx.the_repo
     branch = cron.branch or repo.default_branch
     fr = world.forge_repo_for(repo)
-    if fr is None or branch not in fr.branches or world.users.get(repo.user_id) is None:
+    head = fr.branch_head(branch) if fr is not None else None
+    if head is None or world.users.get(repo.user_id) is None:
         return text(500, f"Error creating pipeline for cron {cron.id}. branch not found")
     if branch in FILTERED_BRANCHES:
         return _filtered()
@@ -305,7 +308,7 @@ def new_cron_pipeline(ctx: Ctx, cron: Cron) -> Response:
         event="cron",
         status="pending",
         branch=branch,
-        commit=_head_commit(repo, branch),
+        commit=_head_commit(repo, head),
         ref=f"refs/heads/{branch}",
         # For cron pipelines Woodpecker uses the job's name as message and sender.
         message=cron.name,

@@ -588,6 +588,14 @@ class ForgeRepo:
     branches: list[str] = field(default_factory=lambda: ["main"])
     pull_requests: list[tuple[str, str]] = field(default_factory=list)
     admins: tuple[str, ...] = ()
+    # Old name -> current name of a renamed branch: GitHub answers a branch read of the old name with a
+    # redirect that go-github's GetBranch(..., maxRedirects=1), Woodpecker's BranchHead, follows.
+    renamed: dict[str, str] = field(default_factory=dict)
+
+    def branch_head(self, branch: str) -> str | None:
+        """The branch BranchHead resolves `branch` to (following one rename), or None when unknown."""
+        resolved = self.renamed.get(branch, branch)
+        return resolved if resolved in self.branches else None
 
     @property
     def full_name(self) -> str:

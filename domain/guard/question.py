@@ -4,6 +4,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from domain import visible
+
 DEFAULT_LIMIT = 80
 ELLIPSIS = "…"
 
@@ -20,14 +22,16 @@ def flatten(value: object, limit: int = DEFAULT_LIMIT) -> str:
 
     Control, format and separator characters (newlines, bidi overrides, zero-width marks)
     become spaces and runs of whitespace collapse, so a value can neither start a line of
-    its own nor hide part of itself.
+    its own nor hide part of itself. What is still invisible after that (variation selectors, which
+    are combining marks that can spell out hidden bytes, and fillers that render as nothing) is
+    escaped by the one sanitiser, `visible.escape` (docs/adr/0045), after the cut so no escape is cut.
     """
     text = value if isinstance(value, str) else str(value)
     cleaned = "".join(" " if unicodedata.category(ch)[0] in ("C", "Z") or ch.isspace() else ch for ch in text)
     line = " ".join(cleaned.split())
     if len(line) > limit:
-        return line[:limit].rstrip() + ELLIPSIS
-    return line
+        return visible.escape(line[:limit].rstrip()) + ELLIPSIS
+    return visible.escape(line)
 
 
 def flatten_url(value: str, limit: int = DEFAULT_LIMIT) -> str:

@@ -37,6 +37,7 @@ SETS_VARIABLES = "sets_variables"
 BRANCH_HELD = "branch_held"
 BRANCH_UNAPPROVED = "branch_unapproved"
 BRANCH_UNREAD = "branch_unread"
+BRANCH_UNLISTED = "branch_unlisted"
 ADDS_UNHELD_EVENT = "adds_unheld_event"
 
 # Strictest last. A stored value not in this list counts as the strictest (fail closed).
@@ -63,6 +64,8 @@ HELD_EVENTS = (
 )
 # Woodpecker's largest page (perPage over 50 is reset to 50): a full page may have more behind it.
 BRANCH_PAGE = 50
+# Pages of the forge's branch list read to find a start's branch by its exact name (50 each).
+BRANCH_LIST_PAGES = 10
 SILENT_LEVELS = frozenset({"fatal", "panic", "disabled"})
 
 
@@ -436,6 +439,21 @@ def _listed(value: object, branch: str, status: str | None = None) -> list[Mappi
     return list(value)
 
 
+def branch_listed(answers: Mapping[str, Any], branch: str) -> bool:
+    """Whether the forge's branch list ("branches_1", "branches_2", ... one page of BRANCH_PAGE names
+    each) names `branch` exactly. A page missing or not a list of names before the name is found, or
+    the name not found within BRANCH_LIST_PAGES full pages, is False."""
+    for number in range(1, BRANCH_LIST_PAGES + 1):
+        page = answers.get(f"branches_{number}")
+        if not isinstance(page, list | tuple) or not all(isinstance(b, str) for b in page):
+            return False
+        if branch in page:
+            return True
+        if len(page) < BRANCH_PAGE:
+            return False
+    return False
+
+
 def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -> frozenset[str]:
     """Why starting a manual or cron pipeline on the branch would go around an approval.
 
@@ -444,6 +462,10 @@ def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -
     events `unreviewed_events` names); "cron" too for a call that names one. Each list is one page of
     BRANCH_PAGE, newest first. Anything missing, malformed, answering another branch, repository or
     cron, or a full page of "unreviewed" without a finding, counts as unread: BRANCH_UNREAD (it asks).
+
+    The lists are filtered by the branch's name exactly, while Woodpecker starts the pipeline at whatever
+    the forge's BranchHead answers for that name (GitHub follows a renamed branch's old name to the new
+    branch): a name the forge's branch list ("branches_<n>") does not hold exactly asks, BRANCH_UNLISTED.
     """
     answers = current if current is not None else {}
     branch = branch_to_check(args, answers)
@@ -451,6 +473,8 @@ def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -
     if branch is None or not isinstance(repo, Mapping) or _another(repo, "id", args.get("repo_id")):
         return frozenset({BRANCH_UNREAD})
     found: set[str] = set()
+    if not branch_listed(answers, branch):
+        found.add(BRANCH_UNLISTED)
     for status in ("blocked", "declined"):
         listed = _listed(answers.get(status), branch, status)
         if listed is None:

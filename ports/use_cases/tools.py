@@ -169,6 +169,22 @@ class ToolRunner:
         setup = self.setup_for(cred)
         if setup is not None:
             raise NotConfigured(setup)
+        try:
+            return await self._current(call, planned, cred)
+        except WoodpeckerError as e:
+            # The guard ends the call with this error's words, outside `execute`: they get its checks here.
+            # Woodpecker's error text may carry the token encoded (the transport scrubs it as sent only).
+            if echoes.carries(str(e), self._tokens(cred)):
+                raise failed(Echoed()) from None
+            e.args = (results.one_line(str(e)),)  # one line, nothing invisible (docs/adr/0045)
+            raise
+
+    async def _current(
+        self,
+        call: ValidCall,
+        planned: Request | Mapping[str, Request | Probe | FindInPages],
+        cred: Credential | None,
+    ) -> Mapping[str, Any]:
         # Read through `_send`, which refuses an echo of the token: the object words the question.
         if isinstance(planned, Request):
             return await self._object(planned, cred, "current object")

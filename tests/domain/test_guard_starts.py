@@ -38,7 +38,7 @@ def quiet(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     branch = draw(BRANCHES)
     repo = {"id": 3, "default_branch": "main", "require_approval": draw(MODES)}
     listed = [approved_push(branch)] * draw(st.integers(0, r.BRANCH_PAGE - 1))
-    current: dict[str, Any] = {"repo": repo, "blocked": [], "declined": []}
+    current: dict[str, Any] = {"repo": repo, "blocked": [], "declined": [], "branches_1": [branch]}
     if repo["require_approval"] != "none":
         current["unreviewed"] = listed
     return {"repo_id": 3, "branch": branch}, current
@@ -135,7 +135,13 @@ def test_an_unapproved_pipeline_asks_by_woodpeckers_needs_approval(
     repo: dict[str, Any], pipeline: dict[str, Any], asks: bool
 ) -> None:
     listed = [{"branch": "dev", "status": "failure", "author": "bob", **pipeline}]
-    current = {"repo": {"id": 3, **repo}, "blocked": [], "declined": [], "unreviewed": listed}
+    current = {
+        "repo": {"id": 3, **repo},
+        "blocked": [],
+        "declined": [],
+        "unreviewed": listed,
+        "branches_1": ["dev"],
+    }
     reasons = decide(TRIGGER, {"repo_id": 3, "branch": "dev"}, current, WOODPECKER_RULES).reasons
     assert (r.BRANCH_UNAPPROVED in reasons) is asks
 
@@ -220,6 +226,7 @@ def test_re_enabling_a_cron_asks_unless_it_is_enabled_already(
         "repo": {"id": 3, "require_approval": "none"},
         "blocked": blocked,
         "declined": [],
+        "branches_1": ["main", "dev"],
     }
     if stored is not None:
         current["cron"] = {**stored, "branch": "dev"}
@@ -229,7 +236,8 @@ def test_re_enabling_a_cron_asks_unless_it_is_enabled_already(
 
 def test_the_reads_are_one_page_each_of_the_branch_filtered_as_the_mode_needs() -> None:
     reads = branch_sources({"repo_id": 3, "cron_id": 4})
-    assert list(reads) == ["cron", "repo", "blocked", "declined", "unreviewed"]
+    pages = [f"branches_{n}" for n in range(1, r.BRANCH_LIST_PAGES + 1)]
+    assert list(reads) == ["cron", "repo", "blocked", "declined", "unreviewed", *pages]
     assert reads["cron"] == Probe(Request("GET", "/api/repos/3/cron/4"))
     answers = {"cron": {"id": 4, "branch": "dev"}, "repo": {"id": 3, "require_approval": "forks"}}
     blocked, unreviewed = (reads[k].planned({}, answers) for k in ("blocked", "unreviewed"))
@@ -277,3 +285,66 @@ def test_manual_or_cron_the_secret_already_has_does_not_ask() -> None:
     # The answer of another secret counts as unread: the event counts as added.
     other = {"secret": {"name": "L", "events": ["cron", "push"]}}
     assert r.ADDS_UNHELD_EVENT in decide(UPDATE_SECRET, args, other, WOODPECKER_RULES).reasons
+
+
+def _pages(names: list[str]) -> dict[str, list[str]]:
+    """The forge's branch list as the probes read it: pages of BRANCH_PAGE, up to the first short one."""
+    pages: dict[str, list[str]] = {}
+    for number in range(1, r.BRANCH_LIST_PAGES + 1):
+        page = names[(number - 1) * r.BRANCH_PAGE : number * r.BRANCH_PAGE]
+        pages[f"branches_{number}"] = page
+        if len(page) < r.BRANCH_PAGE:
+            break
+    return pages
+
+
+@settings(max_examples=200)
+@given(
+    quiet(),
+    st.integers(0, r.BRANCH_PAGE * (r.BRANCH_LIST_PAGES + 1)),
+    st.sampled_from(["exact", "absent", "other case", "refs/heads/", "page missing", "not names"]),
+)
+def test_a_branch_the_forge_does_not_list_by_exactly_its_name_asks(
+    call: tuple[dict[str, Any], dict[str, Any]], at: int, how: str
+) -> None:
+    # The pipeline lists match the name exactly; the forge may resolve another spelling elsewhere.
+    args, current = call
+    branch = args["branch"]
+    others = [f"other-{n}" for n in range(r.BRANCH_PAGE * (r.BRANCH_LIST_PAGES + 1))]
+    listed = {
+        "exact": branch,
+        "absent": None,
+        "other case": branch.upper(),
+        "refs/heads/": f"refs/heads/{branch}",
+    }
+    names = list(others)
+    if how in listed and listed[how] is not None:
+        names.insert(at, str(listed[how]))
+    elif how in ("page missing", "not names"):
+        names.insert(0, branch)
+    pages = _pages(names)
+    if how == "page missing":
+        pages.pop("branches_1")
+    if how == "not names":
+        pages["branches_1"] = [{"name": branch}]
+    read = {k: v for k, v in current.items() if not k.startswith("branches_")} | pages
+    found = at < r.BRANCH_PAGE * r.BRANCH_LIST_PAGES  # within the pages read
+    reasons = decide(TRIGGER, args, read, WOODPECKER_RULES).reasons
+    assert (r.BRANCH_UNLISTED not in reasons) is (how == "exact" and found)
+    assert reasons <= {r.BRANCH_UNLISTED}
+
+
+def test_the_branch_list_is_read_a_page_at_a_time_until_the_branch_is_found() -> None:
+    reads = branch_sources({"repo_id": 3, "branch": "dev"})
+    answers: dict[str, Any] = {"repo": {"id": 3, "require_approval": "none"}}
+    page = {"perPage": "50"}
+    assert reads["branches_1"].planned({}, answers) == Request(
+        "GET", "/api/repos/3/branches", query={**page, "page": "1"}
+    )
+    full = [f"b{n}" for n in range(r.BRANCH_PAGE)]
+    assert reads["branches_2"].planned({}, {**answers, "branches_1": full}) == Request(
+        "GET", "/api/repos/3/branches", query={**page, "page": "2"}
+    )
+    # Found, a short page (the last), or a failed page: nothing more is read.
+    for before in (["dev", *full[1:]], full[:3], None):
+        assert reads["branches_2"].planned({}, {**answers, "branches_1": before}) is None

@@ -163,8 +163,11 @@ async def test_a_starts_reads_follow_each_other_and_a_failed_one_is_left_out(
     ada = _cred(sandbox)
     # Cron 4 of umbrella/infra runs on dev: the reads find its branch, then dev's blocked push.
     current = await runner.read_current("run_cron", {"repo_id": 3, "cron_id": 4}, ada)
-    assert current is not None and list(current) == ["cron", "repo", "blocked", "declined", "unreviewed"]
+    assert current is not None
+    assert list(current) == ["cron", "repo", "blocked", "declined", "unreviewed", "branches_1"]
     assert [(p["number"], p["branch"]) for p in current["blocked"]] == [(3, "dev")]
+    # The forge's branch names, one short page: dev is listed by exactly that name.
+    assert current["branches_1"] == ["main", "dev"]
     assert current["declined"] == [] and current["unreviewed"] == current["blocked"]
     # Cron 5 names no branch: the default branch's pipelines are read.
     main = await runner.read_current("run_cron", {"repo_id": 3, "cron_id": 5}, ada)
@@ -176,7 +179,7 @@ async def test_a_starts_reads_follow_each_other_and_a_failed_one_is_left_out(
     # Nothing needs approval under none: that list is not read at all.
     sandbox.world.repos[1].require_approval = "none"
     none = await runner.read_current("trigger_pipeline", {"repo_id": 1, "branch": "main"}, ada)
-    assert none is not None and list(none) == ["repo", "blocked", "declined"]
+    assert none is not None and list(none) == ["repo", "blocked", "declined", "branches_1"]
 
 
 async def test_read_current_raises_the_gateways_error(runner: ToolRunner, sandbox: Sandbox) -> None:

@@ -122,6 +122,24 @@ def branch_sources(args: Mapping[str, Any]) -> Mapping[str, Probe]:
     reads["blocked"] = listing("blocked")
     reads["declined"] = listing("declined")
     reads["unreviewed"] = listing(None)
+
+    def branches(number: int) -> Probe:
+        # The forge's branch names, a page at a time until the branch is found or a page is short.
+        def build(_args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request | None:
+            branch = r.branch_to_check(args, answers)
+            if branch is None:
+                return None
+            if number > 1:
+                before = answers.get(f"branches_{number - 1}")
+                if not isinstance(before, list) or len(before) < r.BRANCH_PAGE or branch in before:
+                    return None
+            query = {"page": str(number), "perPage": str(r.BRANCH_PAGE)}
+            return Request("GET", f"{repo}/branches", query=query)
+
+        return Probe(build)
+
+    for number in range(1, r.BRANCH_LIST_PAGES + 1):
+        reads[f"branches_{number}"] = branches(number)
     return reads
 
 
@@ -148,6 +166,14 @@ BRANCH_READS = (
             "declined, and (unless require_approval is none) its pipelines of the events that can need approval"
         ),
     ),
+    Endpoint(
+        "GET",
+        "/api/repos/{repo_id}/branches",
+        step=(
+            f"then the forge's branch names, 50 a page, until the branch is found (at most {r.BRANCH_LIST_PAGES} "
+            "pages): the lists above match its name exactly, the forge may resolve it to another branch"
+        ),
+    ),
 )
 
 # Why a start asks on a branch (guard.md §1c): shared by trigger_pipeline and the cron tools.
@@ -163,6 +189,11 @@ BRANCH_CLAUSES = (
         "on record: this goes around approve_pipeline.",
     ),
     because(
+        r.BRANCH_UNLISTED,
+        "The forge does not list a branch by exactly this name, yet may start one for it (a renamed "
+        "branch's old name reaches the new branch), and that branch's pipelines were not read.",
+    ),
+    because(
         r.BRANCH_UNREAD,
         "This server could not read all of the branch's recent pipelines, so it cannot tell whether this "
         "goes around an approval.",
@@ -172,7 +203,8 @@ STARTS_CONDITION = (
     "when the branch has a pipeline that is blocked or declined, or one that needs approval under the "
     "repository's current settings (Woodpecker's needsApproval rule) with no review on record "
     "(reviewed_by empty); a read that fails or does not reach the branch's oldest such pipeline "
-    f"(one page of {r.BRANCH_PAGE} each, newest first) asks too"
+    f"(one page of {r.BRANCH_PAGE} each, newest first) asks too, and so does a branch the forge's branch list "
+    "does not hold by exactly that name"
 )
 
 
