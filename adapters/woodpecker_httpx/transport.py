@@ -325,6 +325,17 @@ async def read_json(response: httpx.Response, ceiling: int) -> ApiResponse:
     return ApiResponse(response.status_code, _parse_json(response, bytes(body)), _Headers(response.headers))
 
 
+def warm_up(*, insecure_tls: bool, ca_file: str | None, trust_env: bool = True) -> None:
+    """Build the TLS context the first request will use (the same cached one), so that request
+    does not wait for the CA bundle to load; a stdio server runs this on a thread while it
+    waits for the session's first call (`FirstCallGateway`, ADR 0052). Loading the bundle
+    releases the GIL, so it takes little from the thread answering the client meanwhile."""
+    if insecure_tls:
+        _unverified_context()
+    else:
+        _verifying_context(trust_env, ca_file)
+
+
 @functools.cache
 def _unverified_context() -> ssl.SSLContext:
     return httpx.create_ssl_context(verify=False)
