@@ -92,7 +92,8 @@ async def _gateway(
         # once initialize is answered; only where a call can reach Woodpecker at all (ADR 0052).
         from adapters.woodpecker_httpx import warm_up
 
-        warm_up(insecure_tls=settings.insecure_tls, ca_file=settings.ca_file)
+        assert settings.woodpecker_url is not None
+        warm_up(settings.woodpecker_url, insecure_tls=settings.insecure_tls, ca_file=settings.ca_file)
 
     gateway = (
         FirstCallGateway(build, warm if settings.woodpecker_url is not None else None)
