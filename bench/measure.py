@@ -234,6 +234,82 @@ def cold_start(bench: Bench, spawns: int) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------------------------- first answer
+
+
+@dataclass
+class FirstAnswer:
+    to_answer: float  # spawn -> the first read call answered (initialize, initialized, tools/call)
+    first_call: float  # that call alone, sent after an idle pause (the session's first)
+    later_call: float  # the median of the calls after it
+
+
+def _first_answer(
+    argv: Sequence[str], environ: Mapping[str, str], tool: str, arguments: Mapping[str, Any], idle: float
+) -> tuple[float, float, float]:
+    """(spawn -> first read answered with no pause, first call after `idle` s, median later call): two spawns."""
+    started = time.perf_counter()
+    with StdioServer(argv, environ, cwd=str(ROOT), started=started) as server:
+        server.initialize()
+        server.call(tool, arguments)
+        to_answer = time.perf_counter() - started
+    with StdioServer(argv, environ, cwd=str(ROOT)) as server:
+        server.initialize()
+        server.list_tools()
+        # A person or a model reads the tool list before the first call.
+        time.sleep(idle)
+        began = time.perf_counter()
+        server.call(tool, arguments)
+        first = time.perf_counter() - began
+        later = []
+        for _ in range(9):
+            began = time.perf_counter()
+            server.call(tool, arguments)
+            later.append(time.perf_counter() - began)
+    return to_answer, first, statistics.median(later)
+
+
+def first_answer(bench: Bench, rounds: int, idle: float = 0.5) -> dict[str, Any]:
+    """Spawn -> the first read call answered (a gateway that starts a process per request pays this on
+    every call), and the session's first call beside its later ones; ours and the peer alternating."""
+    name, arguments = "get_repository", {"repo_id": 1}
+    runs: dict[str, list[tuple[float, float, float]]] = {"ours": [], "peer": []}
+    servers: list[tuple[str, Sequence[str], Mapping[str, str], str]] = [
+        ("ours", bench.server_argv, bench.env(), name)
+    ]
+    if bench.peer is not None:
+        servers.append(("peer", bench.peer.argv, bench.peer_env(), READ_TOOL))
+    for _who, argv, environ, tool in servers:  # one unmeasured round: page cache and .pyc files warm
+        _first_answer(argv, environ, tool, arguments, 0.0)
+    for _ in range(rounds):
+        for who, argv, environ, tool in servers:
+            runs[who].append(_first_answer(argv, environ, tool, arguments, idle))
+
+    def figures(seen: list[tuple[float, float, float]]) -> dict[str, Any]:
+        extra = [first - later for _, first, later in seen]
+        return {
+            "spawn_to_first_answer": summary([s[0] for s in seen]),
+            "first_call": summary([s[1] for s in seen]),
+            "later_call_median_ms": ms(statistics.median(s[2] for s in seen)),
+            "first_call_extra_median_ms": ms(statistics.median(extra)),
+        }
+
+    result: dict[str, Any] = {
+        "rounds": rounds,
+        "idle_seconds": idle,
+        "tool": name,
+        "ours": figures(runs["ours"]),
+    }
+    result["peer"] = None
+    if runs["peer"]:
+        peer = figures(runs["peer"])
+        peer["ratio_spawn_to_first_answer_ours_to_peer"] = ratio(
+            result["ours"]["spawn_to_first_answer"]["median_ms"], peer["spawn_to_first_answer"]["median_ms"]
+        )
+        result["peer"] = peer
+    return result
+
+
 # What a stdio session imports, what the SDK alone imports, and everything the command could
 # import if it did not defer the HTTP stack, Redis and the sandbox to the paths that use them.
 IMPORT_SETS = {

@@ -22,7 +22,16 @@ from bench.table import render
 OUT_DIR = Path(__file__).resolve().parent / "out"
 SIZES = (10_000, 200_000, 1_000_000)
 TAIL_SIZES = (40_000, 200_000)
-SECTIONS = ("cold_start", "round_trip", "log_tail", "step_logs", "http", "guard", "log_window")
+SECTIONS = (
+    "cold_start",
+    "first_answer",
+    "round_trip",
+    "log_tail",
+    "step_logs",
+    "http",
+    "guard",
+    "log_window",
+)
 
 
 def machine() -> dict[str, Any]:
@@ -155,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     sections: list[tuple[str, Callable[[], Any]]] = [
         ("cold_start", lambda: measure.cold_start(bench, args.spawns)),
+        ("first_answer", lambda: measure.first_answer(bench, args.spawns)),
         ("round_trip", lambda: measure.round_trip(bench, args.calls)),
         ("log_tail", lambda: measure.log_tail(bench, TAIL_SIZES, args.tail_repeats)),
         ("step_logs", lambda: measure.step_logs(bench, args.sizes)),

@@ -72,6 +72,23 @@ def _cold(c: dict[str, Any]) -> list[str]:
     return rows
 
 
+def _first_answer(f: dict[str, Any]) -> list[str]:
+    rows = [
+        f"first answer over stdio: spawn -> initialize, tools/call {f['tool']} answered; and a session's first "
+        f"call after {f['idle_seconds']:g} s idle beside its later ones (median of {f['rounds']}, alternating)",
+        f"  {'':<28} {'spawn->answer':>14} {'first call':>11} {'later call':>11} {'first extra':>12}",
+    ]
+    for label, key in (("woodpecker-ci-mcp", "ours"), ("peer", "peer")):
+        s = f.get(key)
+        if s:
+            rows.append(
+                f"  {label:<28} {s['spawn_to_first_answer']['median_ms']:>12.0f}ms "
+                f"{s['first_call']['median_ms']:>9.1f}ms {s['later_call_median_ms']:>9.1f}ms "
+                f"{s['first_call_extra_median_ms']:>10.1f}ms"
+            )
+    return rows
+
+
 def _round_trip(r: dict[str, Any]) -> list[str]:
     ours, floor = r["ours"], r["floor_direct_httpx"]
     rows = [
@@ -215,6 +232,12 @@ GOALS = (
     # label, where, the ratio key, goal (ours/peer), "max" or "min"
     ("stdio cold start to tools/list", ("cold_start", "peer", "ratio_ours_to_peer"), 0.5, "max"),
     (
+        "stdio spawn to the first read answer",
+        ("first_answer", "peer", "ratio_spawn_to_first_answer_ours_to_peer"),
+        0.45,
+        "max",
+    ),
+    (
         "stdio read round trip above the GET",
         ("round_trip", "peer", "ratio_above_floor_ours_to_peer"),
         0.5,
@@ -271,6 +294,7 @@ def render(results: dict[str, Any]) -> str:
     parts = [_machine(results["machine"])]
     for key, section in (
         ("cold_start", _cold),
+        ("first_answer", _first_answer),
         ("round_trip", _round_trip),
         ("log_tail", _log_tail),
         ("step_logs", _logs),

@@ -87,7 +87,19 @@ async def _gateway(
     # On stdio (one process per client session) httpx and the log readers load at the first call,
     # not before initialize and tools/list; a long-lived HTTP server builds it before settle()
     # freezes what start-up made (docs/adr/0039).
-    gateway = FirstCallGateway(build) if http is None else build()
+    def warm() -> None:
+        # What the first call would wait for (httpx, the log readers, the TLS context), on a thread
+        # once initialize is answered; only where a call can reach Woodpecker at all (ADR 0052).
+        from adapters.woodpecker_httpx import warm_up
+
+        assert settings.woodpecker_url is not None
+        warm_up(settings.woodpecker_url, insecure_tls=settings.insecure_tls, ca_file=settings.ca_file)
+
+    gateway = (
+        FirstCallGateway(build, warm if settings.woodpecker_url is not None else None)
+        if http is None
+        else build()
+    )
     try:
         yield gateway
     finally:
@@ -257,11 +269,16 @@ async def opened(container: Container) -> AsyncIterator[Container]:
 async def run_stdio(container: Container) -> None:
     """Serve one client on stdin/stdout until it disconnects."""
     from adapters.mcp_server import run_stdio as serve
+    from adapters.mcp_warm_up import AfterHandshake
     from adapters.stdio_pipes import stdio_streams
     from entrypoints.collector import settle
 
     async with opened(container):
         server = await resolved(container.mcp_server())
+        gateway = await resolved(container.gateway())
+        if isinstance(gateway, FirstCallGateway):
+            # Outermost, so it sees the handshake end before anything else runs (ADR 0052).
+            server.middleware.insert(0, AfterHandshake(gateway.start_warming))
         settle()
         await serve(server, stdio_streams)
 

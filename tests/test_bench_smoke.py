@@ -15,7 +15,8 @@ pytestmark = pytest.mark.slow
 def test_a_small_benchmark_run_measures_each_path_against_its_floor(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     run = subprocess.run(
-        [sys.executable, "-m", "bench", "--quick", "--only", "round_trip", "guard", "--calls", "10"]
+        [sys.executable, "-m", "bench", "--quick", "--only", "first_answer", "round_trip", "guard"]
+        + ["--calls", "10", "--spawns", "1"]
         # The peer server (installed on demand, Python 3.13) is for people's runs, not for this check.
         + ["--guard-iterations", "2", "--no-peer", "--out", str(out)],
         cwd=ROOT,
@@ -29,6 +30,10 @@ def test_a_small_benchmark_run_measures_each_path_against_its_floor(tmp_path: Pa
     assert trip["ours"]["n"] == 10 and trip["ratio_median"] > 0
     # The floor replays exactly what the tool sent upstream: one GET of the repository.
     assert [r["method"] for r in trip["upstream_requests"]] == ["GET"]
+    first = results["first_answer"]
+    # One round: a spawn answered its first read, and a session timed its first call and later ones.
+    assert first["ours"]["spawn_to_first_answer"]["n"] == 1 and first["ours"]["later_call_median_ms"] > 0
+    assert first["peer"] is None and "first answer over stdio" in run.stdout
     guard = results["guard"]
     assert {"unguarded_write", "token", "dialog", "sealed", "floor"} == set(guard["paths"])
     # Each way of asking ends in exactly one approval reaching Woodpecker, as the guard promises.

@@ -59,12 +59,13 @@ class OneOriginPool(httpx.AsyncBaseTransport):
     At most `max_connections` are open at once; a request that finds none free waits up to the
     request's pool timeout, then fails with `httpx.PoolTimeout`. At most `max_idle` idle ones are
     kept, each for `keepalive_seconds` after its last answer. A connection whose answer was not
-    read to the end is closed, never reused.
+    read to the end is closed, never reused. `ssl_context` is None for a plain-HTTP origin, which
+    never opens TLS.
     """
 
     def __init__(
         self,
-        ssl_context: SSLContext,
+        ssl_context: SSLContext | None,
         *,
         keepalive_seconds: float = _KEEPALIVE_SECONDS,
         max_idle: int = _MAX_IDLE,

@@ -124,14 +124,19 @@ class HttpxTransport:
         def new_transport() -> httpx.AsyncBaseTransport:
             if transport is not None:
                 return transport
-            # verify applies to this adapter only; nothing process-wide changes.
-            verify = _unverified_context() if insecure_tls else _verifying_context(trust_env, ca_file)
             assert self._root is not None  # _target raised NotConfigured before
             proxy = _environment_proxy(self._root) if trust_env else None
             if proxy is not None:
+                # verify applies to this adapter only; nothing process-wide changes.
+                verify = _unverified_context() if insecure_tls else _verifying_context(trust_env, ca_file)
                 return httpx.AsyncHTTPTransport(verify=verify, proxy=proxy, trust_env=trust_env)
-            # One origin, so a stack of idle connections instead of httpcore's general pool.
-            return OneOriginPool(verify)
+            # One origin, so a stack of idle connections instead of httpcore's general pool; a
+            # plain-HTTP root never opens TLS, so it builds no TLS context (ADR 0052).
+            if self._root.scheme == "http":
+                return OneOriginPool(None)
+            return OneOriginPool(
+                _unverified_context() if insecure_tls else _verifying_context(trust_env, ca_file)
+            )
 
         self._new_transport = new_transport
 
@@ -323,6 +328,19 @@ async def read_json(response: httpx.Response, ceiling: int) -> ApiResponse:
             too_large(ceiling)
         body += chunk
     return ApiResponse(response.status_code, _parse_json(response, bytes(body)), _Headers(response.headers))
+
+
+def warm_up(base_url: str, *, insecure_tls: bool, ca_file: str | None, trust_env: bool = True) -> None:
+    """Build the TLS context the first request to `base_url` will use (the same cached one), so
+    that request does not wait for the CA bundle to load; a stdio server runs this on a thread
+    while it waits for the session's first call (`FirstCallGateway`, ADR 0052). Importing this
+    module is the rest of the warm-up. A plain-HTTP root needs no context."""
+    if base_url.lower().startswith("http://"):
+        return
+    if insecure_tls:
+        _unverified_context()
+    else:
+        _verifying_context(trust_env, ca_file)
 
 
 @functools.cache

@@ -1,5 +1,7 @@
 """The gateway built at its first call: nothing built before one, built once, closed only if built."""
 
+import threading
+
 import pytest
 
 from adapters.first_call_gateway import FirstCallGateway
@@ -66,3 +68,58 @@ async def test_closing_before_any_call_builds_nothing_and_later_calls_are_refuse
     with pytest.raises(RuntimeError, match="closed"):
         await gateway.send(Request("GET", "/api/user"), None)
     assert built == []
+
+
+async def test_warming_runs_once_on_another_thread_and_builds_nothing() -> None:
+    built: list[ClosableFake] = []
+    warmed: list[str] = []
+
+    def build() -> ClosableFake:
+        built.append(ClosableFake({"/api/user": {"login": "ada"}}))
+        return built[-1]
+
+    gateway = FirstCallGateway(build, warm=lambda: warmed.append(threading.current_thread().name))
+    gateway.start_warming()
+    gateway.start_warming()
+    await gateway.send(Request("GET", "/api/user"), None)  # waits for the warm-up to end
+    assert warmed == ["gateway-warm-up"]
+    assert threading.current_thread().name != "gateway-warm-up"
+    assert len(built) == 1
+
+
+async def test_the_first_call_waits_for_a_warm_up_still_running_instead_of_racing_it() -> None:
+    order: list[str] = []
+    release = threading.Event()
+
+    def warm() -> None:
+        release.wait(30)
+        order.append("warmed")
+
+    def build() -> ClosableFake:
+        order.append("built")
+        return ClosableFake({"/api/user": {"login": "ada"}})
+
+    gateway = FirstCallGateway(build, warm=warm)
+    gateway.start_warming()
+    threading.Timer(0.05, release.set).start()
+    await gateway.send(Request("GET", "/api/user"), None)
+    assert order == ["warmed", "built"]
+
+
+async def test_a_failing_warm_up_changes_nothing_and_warming_after_the_first_call_does_nothing() -> None:
+    def warm() -> None:
+        raise OSError("the CA file cannot be read")
+
+    gateway = FirstCallGateway(lambda: ClosableFake({"/api/user": {"login": "ada"}}), warm=warm)
+    gateway.start_warming()
+    assert (await gateway.send(Request("GET", "/api/user"), None)).data == {"login": "ada"}
+
+    late: list[int] = []
+    later = FirstCallGateway(lambda: ClosableFake({"/api/user": {}}), warm=lambda: late.append(1))
+    await later.send(Request("GET", "/api/user"), None)
+    later.start_warming()
+    await later.aclose()
+    closed = FirstCallGateway(lambda: ClosableFake(), warm=lambda: late.append(2))
+    await closed.aclose()
+    closed.start_warming()
+    assert late == [] and not [t for t in threading.enumerate() if t.name == "gateway-warm-up"]
