@@ -31,9 +31,15 @@ from pydantic import ValidationError
 from domain.arguments import input_schema
 from domain.config import ConfigError
 from domain.guard import outcomes
-from domain.guard.approval_view import APP_MIME_TYPE, APP_TOOL, APPROVAL_VIEW_HTML, APPS_EXTENSION, VIEW_URI
 from domain.tools import Catalogue, ToolSpec
 from domain.toolsets import TOOLSETS_HEADER, Toolsets, admin_only
+from domain.woodpecker.approval_view import (
+    APP_MIME_TYPE,
+    APP_TOOL,
+    APPROVAL_VIEW_HTML,
+    APPS_EXTENSION,
+    VIEW_URI,
+)
 from domain.woodpecker.resources import NotAResource, Template
 from domain.woodpecker.results import output_schema
 from ports.asker import Answer, no_answer

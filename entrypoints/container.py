@@ -26,6 +26,7 @@ from adapters.os_randomness import OsRandomness
 from adapters.system_clock import SystemClock
 from domain.parsing.urls import split_url
 from domain.tools import Catalogue
+from domain.woodpecker.approval_view import VIEW_URI
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
 from entrypoints.settings import DISTRIBUTION, LINK_KEY_BYTES, PROGRAM, HttpSettings, Settings
 from ports.clock import Clock
@@ -215,6 +216,7 @@ class Container(containers.DeclarativeContainer):
         audit,
         clock,
         keys=fingerprint_keys,
+        view_uri=VIEW_URI,
         elicitation_enabled=settings.provided.elicitation,
         local_token_store=providers.Callable(_local_token_store, settings.provided.token_store),
     )

@@ -172,8 +172,9 @@ def token_rejected(*, local_store: str | None = None) -> ToolResult:
     return error_result("token_rejected", text, done=False, **extra)
 
 
-# The key of the approval view's data in a result's `_meta` (MCP Apps, ADR 0049): read by our view only.
-APPROVAL_META_KEY = "woodpecker-ci/approval"
+# The key of the approval view's data in a result's `_meta` (MCP Apps, ADR 0049): read by the forge's view
+# only, and named for no forge, so the guard package serves another forge's server as it is.
+APPROVAL_META_KEY = "approval_view"
 
 
 def view_issued(

@@ -20,7 +20,6 @@ from typing import Any, Literal
 
 from domain.calls import ValidCall
 from domain.guard import outcomes
-from domain.guard.approval_view import VIEW_URI
 from domain.guard.audit import Outcome, Path, audit_event
 from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canonical_json, fingerprint
 from domain.guard.outcomes import NoDialog
@@ -154,7 +153,7 @@ class GuardedCalls:
         keys: FingerprintKeys,
         elicitation_enabled: bool,
         local_token_store: str | None = None,
-        view_uri: str = VIEW_URI,
+        view_uri: str,
     ) -> None:
         """`elicitation_enabled=False` (ELICITATION=false): every guarded call takes the token path.
 
@@ -163,6 +162,9 @@ class GuardedCalls:
         `local_token_store`: None when pending tokens are shared by every process of this server
         (Redis); when they live in this process's memory, the setting that would share them, for
         the rejected-token answer to name (a second call that reaches another process never fits).
+
+        `view_uri`: the forge's approval view (a `ui://` resource), named by a guarded call's result for a
+        client that shows MCP Apps but no dialog (ADR 0049).
         """
         self._forge = forge
         self._keys = keys

@@ -296,6 +296,7 @@ def garden() -> Garden:
         clock,
         keys=HmacFingerprintKeys([b"k" * 32]),
         elicitation_enabled=True,
+        view_uri="ui://garden/approval",
     )
     return Garden(gateway, audit, guarded)
 

@@ -18,8 +18,8 @@ import pytest
 from mcp import Client
 from mcp.client.extension import advertise
 
-from domain.guard.approval_view import APP_MIME_TYPE, APP_TOOL, APPS_EXTENSION, VIEW_URI
 from domain.guard.outcomes import APPROVAL_META_KEY
+from domain.woodpecker.approval_view import APP_MIME_TYPE, APP_TOOL, APPS_EXTENSION, VIEW_URI
 from sandbox.server import Sandbox
 from tests.fixtures.chromium import Chromium, chromium_binary
 from tests.fixtures.mcp import MODES, harness_for

@@ -19,9 +19,15 @@ from mcp.client.streamable_http import streamable_http_client
 from starlette.middleware import Middleware
 
 from adapters.mcp_http import build_http_app
-from domain.guard.approval_view import APP_MIME_TYPE, APP_TOOL, APPROVAL_VIEW_HTML, APPS_EXTENSION, VIEW_URI
 from domain.guard.outcomes import APPROVAL_META_KEY
 from domain.guard.tokens import TOKEN_TTL_SECONDS
+from domain.woodpecker.approval_view import (
+    APP_MIME_TYPE,
+    APP_TOOL,
+    APPROVAL_VIEW_HTML,
+    APPS_EXTENSION,
+    VIEW_URI,
+)
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
