@@ -185,6 +185,8 @@ _CRONS = (
     # umbrella/infra: one on the branch with the blocked push, one on the default branch
     (4, "dev-smoke", "0 4 * * *", "dev", False, "UTC", 3),
     (5, "main-smoke", "0 5 * * *", "", False, "UTC", 3),
+    # bench/logs holds nothing for approval and nothing is held: starting its cron asks nothing.
+    (6, "bench-nightly", "0 1 * * *", "", False, "UTC", BENCH_REPO_ID),
 )
 # id, name, org id (-1: global), owner's user id, capacity, other fields. acme-runner is drained
 # (no_schedule): putting it back in service asks (guard.md §1c).

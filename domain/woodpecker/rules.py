@@ -38,6 +38,7 @@ BRANCH_HELD = "branch_held"
 BRANCH_UNAPPROVED = "branch_unapproved"
 BRANCH_UNREAD = "branch_unread"
 BRANCH_UNLISTED = "branch_unlisted"
+EVERY_EVENT_HELD = "every_event_held"
 ADDS_UNHELD_EVENT = "adds_unheld_event"
 
 # Strictest last. A stored value not in this list counts as the strictest (fail closed).
@@ -462,6 +463,8 @@ def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -
     events `unreviewed_events` names); "cron" too for a call that names one. Each list is one page of
     BRANCH_PAGE, newest first. Anything missing, malformed, answering another branch, repository or
     cron, or a full page of "unreviewed" without a finding, counts as unread: BRANCH_UNREAD (it asks).
+    A repository that holds every event (all_events, or a mode not recognised) always asks,
+    EVERY_EVENT_HELD: the branch's newest commit may never have had a pipeline to approve.
 
     The lists are filtered by the branch's name exactly, while Woodpecker starts the pipeline at whatever
     the forge's BranchHead answers for that name (GitHub follows a renamed branch's old name to the new
@@ -473,6 +476,11 @@ def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -
     if branch is None or not isinstance(repo, Mapping) or _another(repo, "id", args.get("repo_id")):
         return frozenset({BRANCH_UNREAD})
     found: set[str] = set()
+    if _approval_rank(repo.get("require_approval")) == len(REQUIRE_APPROVAL_ORDER) - 1:
+        # Every event waits for approval, yet a manual or cron pipeline runs the branch's newest commit,
+        # which may have left no pipeline to approve ([skip ci], a config without push) or sit above an
+        # approved one: the API shows no branch head to compare, so such a start always asks.
+        found.add(EVERY_EVENT_HELD)
     if not branch_listed(answers, branch):
         found.add(BRANCH_UNLISTED)
     for status in ("blocked", "declined"):

@@ -24,6 +24,10 @@ UPDATE_SECRET = WOODPECKER_TOOLS.get("update_secret")
 BRANCH_REASONS = {r.BRANCH_HELD, r.BRANCH_UNAPPROVED, r.BRANCH_UNREAD}
 
 MODES = st.sampled_from(["none", "forks", "pull_requests", "all_events", "", "future_mode"])
+# The modes under which a branch can be quiet; every other (all_events, or one not recognised) holds
+# every event, and a start then always asks.
+QUIET_MODES = st.sampled_from(["none", "forks", "pull_requests"])
+EVERY_EVENT_MODES = st.sampled_from(["all_events", "", "future_mode", None])
 BRANCHES = st.sampled_from(["main", "dev", "feature/x"])
 
 
@@ -36,7 +40,7 @@ def quiet(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     """A trigger and the reads of a branch that holds nothing: no blocked, no declined, every pipeline
     approved, fewer than a page. The rule proceeds on it (checked below)."""
     branch = draw(BRANCHES)
-    repo = {"id": 3, "default_branch": "main", "require_approval": draw(MODES)}
+    repo = {"id": 3, "default_branch": "main", "require_approval": draw(QUIET_MODES)}
     listed = [approved_push(branch)] * draw(st.integers(0, r.BRANCH_PAGE - 1))
     current: dict[str, Any] = {"repo": repo, "blocked": [], "declined": [], "branches_1": [branch]}
     if repo["require_approval"] != "none":
@@ -73,6 +77,22 @@ def spoil(current: dict[str, Any], key: str, how: str, branch: str) -> dict[str,
 def test_a_quiet_branch_is_started_unasked(call: tuple[dict[str, Any], dict[str, Any]]) -> None:
     args, current = call
     assert decide(TRIGGER, args, current, WOODPECKER_RULES).reasons == frozenset()
+
+
+@settings(max_examples=200)
+@given(quiet(), EVERY_EVENT_MODES, st.sampled_from([TRIGGER, RUN_CRON]))
+def test_a_repository_holding_every_event_asks_for_any_start_however_quiet_the_branch(
+    call: tuple[dict[str, Any], dict[str, Any]], mode: str | None, tool: Any
+) -> None:
+    # Review finding: under all_events a [skip ci] push leaves no pipeline to be blocked, and the API shows
+    # no branch head to compare with the newest approved one, so nothing on record can say a start is safe.
+    args, current = call
+    current = {**current, "repo": {**current["repo"], "require_approval": mode}, "unreviewed": []}
+    if tool is RUN_CRON:
+        args = {"repo_id": 3, "cron_id": 4}
+        current["cron"] = {"id": 4, "branch": "", "enabled": True}
+        current["branches_1"] = ["main"]
+    assert r.EVERY_EVENT_HELD in decide(tool, args, current, WOODPECKER_RULES).reasons
 
 
 @settings(max_examples=300)

@@ -94,11 +94,12 @@ HARMLESS: dict[str, dict[str, Any]] = {
     "update_user": {"login": "bob", "forge_id": 1, "email": "bob@new.example.org"},
     "set_log_level": {"level": "debug"},
     "update_agent": {"agent_id": 1, "no_schedule": False},  # runner-amd64-1: takes work already
-    # guard.md §1c: umbrella/infra's main holds nothing and its pushes were approved.
-    "trigger_pipeline": {"repo_id": 3, "branch": "main"},
-    "create_cron": {"repo_id": 3, "name": "main-nightly", "schedule": "0 2 * * *"},  # the default branch
-    "update_cron": {"repo_id": 3, "cron_id": 4, "branch": "main"},  # dev-smoke, moved off dev
-    "run_cron": {"repo_id": 3, "cron_id": 5},  # main-smoke: no branch, so the default one
+    # guard.md §1c: bench/logs holds only fork pull requests for approval and its main holds nothing
+    # (umbrella/infra requires approval for every event, so every start there asks).
+    "trigger_pipeline": {"repo_id": 6, "branch": "main"},
+    "create_cron": {"repo_id": 6, "name": "main-nightly", "schedule": "0 2 * * *"},  # the default branch
+    "update_cron": {"repo_id": 6, "cron_id": 6, "branch": "main"},  # bench-nightly, named main
+    "run_cron": {"repo_id": 6, "cron_id": 6},  # bench-nightly: no branch, so the default one
 }
 # Conditional tools without a harmless direction: create_registry's password is required, and a password asks.
 NO_HARMLESS = frozenset({"create_registry"})

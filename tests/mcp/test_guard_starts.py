@@ -54,6 +54,10 @@ def _failing_pipeline_list(sandbox: Sandbox) -> None:
     sandbox.inject_fault("GET", "/api/repos/3/pipelines", 500, times=100)
 
 
+def _pull_requests_only(sandbox: Sandbox) -> None:
+    sandbox.world.repos[3].require_approval = "pull_requests"
+
+
 def _failing_repository_read(sandbox: Sandbox) -> None:
     sandbox.inject_fault("GET", "/api/repos/3", 500, times=100)
 
@@ -70,9 +74,24 @@ CASES: dict[str, tuple[str, dict[str, Any], Setup, tuple[str, str], str]] = {
     "trigger with variables on a quiet branch": (
         "trigger_pipeline",
         {**TRIGGER_MAIN, "variables": VARIABLES},
-        _nothing,
+        _pull_requests_only,
         ("POST", "/api/repos/3/pipelines"),
         "variables reach every step",
+    ),
+    # Review finding: every event waits, and main's newest commit may never have had a pipeline to approve.
+    "trigger where every event needs approval": (
+        "trigger_pipeline",
+        TRIGGER_MAIN,
+        _nothing,
+        ("POST", "/api/repos/3/pipelines"),
+        "requires approval for every event",
+    ),
+    "run a cron where every event needs approval": (
+        "run_cron",
+        {"repo_id": 3, "cron_id": 5},
+        _nothing,
+        ("POST", "/api/repos/3/cron/5"),
+        "requires approval for every event",
     ),
     "trigger on a branch with a blocked push": (
         "trigger_pipeline",
@@ -279,8 +298,17 @@ async def test_the_question_names_each_variable_on_its_own_line_and_never_a_valu
 
 
 HARMLESS_STARTS = {
-    "trigger on an approved branch without variables": ("trigger_pipeline", TRIGGER_MAIN, _nothing),
-    "trigger with empty variables": ("trigger_pipeline", {**TRIGGER_MAIN, "variables": {}}, _nothing),
+    # Under pull_requests only pull requests wait: main holds nothing and dev's push stays blocked.
+    "trigger on an approved branch without variables": (
+        "trigger_pipeline",
+        TRIGGER_MAIN,
+        _pull_requests_only,
+    ),
+    "trigger with empty variables": (
+        "trigger_pipeline",
+        {**TRIGGER_MAIN, "variables": {}},
+        _pull_requests_only,
+    ),
     "trigger where nothing needs approval and nothing is held": (
         "trigger_pipeline",
         {"repo_id": 3, "branch": "main"},

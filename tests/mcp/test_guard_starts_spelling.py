@@ -10,7 +10,8 @@ manual pipeline at whatever commit the forge's BranchHead answers for that name.
   the held branch's head while the list by that name is empty;
 - a branch with no pipeline at all: under `all_events` a push whose pipeline was never created
   (a `[skip ci]` commit message, or a config whose `when` leaves out push) has nothing on record to
-  find, and a manual run of it is never held.
+  find, and a manual run of it is never held. A repository that holds every event therefore asks for
+  every start (ADR 0043): nothing on record can show the branch's newest commit was approved.
 """
 
 import anyio
@@ -72,15 +73,6 @@ async def test_a_trigger_by_a_renamed_branchs_old_name_asks_like_the_held_branch
     assert _writes(sandbox) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "review finding 2 (a gap in guard.md §1c itself): under all_events a branch whose pushes left no "
-        "pipeline ([skip ci], a config without push) has nothing on record to be blocked, so a manual run of "
-        "code nobody approved is started unasked. A rule that asks when the branch has no reviewed or "
-        "unheld pipeline on record would close it"
-    ),
-)
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_trigger_of_a_branch_with_no_pipeline_under_all_events_asks(
     sandbox: Sandbox, mode: str

@@ -179,6 +179,11 @@ BRANCH_READS = (
 # Why a start asks on a branch (guard.md §1c): shared by trigger_pipeline and the cron tools.
 BRANCH_CLAUSES = (
     because(
+        r.EVERY_EVENT_HELD,
+        "The repository requires approval for every event, and Woodpecker never holds a manual or cron "
+        "pipeline: this runs the branch's newest commit, which may never have had a pipeline to approve.",
+    ),
+    because(
         r.BRANCH_HELD,
         "The branch has a pipeline that is waiting for approval or was declined: this runs the branch's "
         "code anyway, going around approve_pipeline.",
@@ -200,7 +205,9 @@ BRANCH_CLAUSES = (
     ),
 )
 STARTS_CONDITION = (
-    "when the branch has a pipeline that is blocked or declined, or one that needs approval under the "
+    "whenever the repository requires approval for every event (all_events: its newest commit may never "
+    "have had a pipeline to approve); when the branch has a pipeline that is blocked or declined, or one "
+    "that needs approval under the "
     "repository's current settings (Woodpecker's needsApproval rule) with no review on record "
     "(reviewed_by empty); a read that fails or does not reach the branch's oldest such pipeline "
     f"(one page of {r.BRANCH_PAGE} each, newest first) asks too, and so does a branch the forge's branch list "
