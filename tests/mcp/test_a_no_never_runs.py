@@ -31,7 +31,6 @@ def lowered_by_someone_else(sandbox: Sandbox) -> None:
         sandbox.world.repos[1].require_approval = "forks"
 
 
-@pytest.mark.xfail(strict=True, reason="a no reaches the harmless-direction branch and runs the call")
 async def test_a_decline_in_the_view_runs_nothing_when_the_call_stopped_asking_meanwhile(
     sandbox: Sandbox,
 ) -> None:
@@ -48,7 +47,6 @@ async def test_a_decline_in_the_view_runs_nothing_when_the_call_stopped_asking_m
     assert harness.audit.outcomes()[-1] == "declined"
 
 
-@pytest.mark.xfail(strict=True, reason="a no reaches the harmless-direction branch and runs the call")
 @pytest.mark.parametrize("reply", ["decline", "cancel", "false"])
 async def test_a_sealed_no_runs_nothing_when_the_call_stopped_asking_meanwhile(
     sandbox: Sandbox, reply: Reply
