@@ -102,8 +102,8 @@ runs nothing.</p>
     var s = (result && result.structuredContent) || {};
     if (show(result, true)) { return; }
     if (s.outcome === "declined") { say("Declined: nothing was done."); }
-    else if (result && result.isError) { say("The call did not go through; the conversation says why."); }
-    else { say("Approved: the call ran once. The conversation shows its result."); }
+    else if (result && result.isError) { say("The call did not go through. This view shows no reason and tells the conversation nothing."); }
+    else { say("Approved: the call ran once. This view shows no result and tells the conversation nothing."); }
   }
   function answer(yes) {
     if (!ready()) { return; }

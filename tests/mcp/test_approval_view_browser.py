@@ -282,7 +282,7 @@ async def test_the_view_in_headless_chromium_declines_approves_once_and_shows_a_
                     assert not approved.is_error
                     assert (
                         await host.status()
-                        == "Approved: the call ran once. The conversation shows its result."
+                        == "Approved: the call ran once. This view shows no result and tells the conversation nothing."
                     )
                     assert writes(sandbox) == PLANNED
                     sandbox.clear_requests()
