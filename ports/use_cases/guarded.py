@@ -204,11 +204,12 @@ class GuardedCalls:
             except ForgeError as e:
                 return Complete(outcomes.read_failed(e))
         decision = decide(spec, args, current, rules)
-        if ctx.answer is not None and not ctx.answer.is_yes:
+        if not decision.ask and ctx.answer is not None and not ctx.answer.is_yes:
             # This request carries a person's no to this call's question (the view's Decline, a
-            # 2026-07-28 retry's decline), their dismissal or no answer: nothing runs, even when the
-            # object changed meanwhile so that the call no longer asks. They refused the whole call,
-            # every field of it, not only what the question named.
+            # 2026-07-28 retry's decline), their dismissal or no answer, and the object changed
+            # meanwhile so that the call no longer asks: nothing runs all the same. They refused the
+            # whole call, every field of it, not only what the question named. (When it still asks,
+            # its channel closes the question, using up the view's ticket.)
             keyed = self._keys.keyed(fingerprint(spec, args, ctx.principal))
             return self._not_approved(_Call(valid, keyed, decision, reads, ctx), ctx.answer)
         if not decision.ask:

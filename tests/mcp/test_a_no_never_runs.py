@@ -14,10 +14,11 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from domain.guard.outcomes import APPROVAL_META_KEY
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import Person, Reply, elicit_result, harness_for
 from tests.mcp import test_guard_recheck as recheck
-from tests.mcp.test_guard_app_view import APP_TOOL, answer, apps, view_of
+from tests.mcp.test_guard_app_view import APP_TOOL, APPROVE, PLANNED, answer, apps, view_of
 
 pytestmark = pytest.mark.anyio
 
@@ -72,3 +73,34 @@ async def test_a_sealed_no_runs_nothing_when_the_call_stopped_asking_meanwhile(
     expected = "cancelled" if reply == "cancel" else "declined"
     assert retried.structured_content["outcome"] == expected
     assert harness.audit.outcomes()[-1] == expected
+
+
+async def test_a_declined_views_ticket_is_used_up_and_never_approves_afterwards(sandbox: Sandbox) -> None:
+    # No fresh view is asked for in between, so nothing but the Decline can have used the ticket up.
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(20):
+            async with Client(harness.server, mode="legacy", extensions=apps()) as client:
+                shown = view_of(await client.call_tool("approve_pipeline", dict(APPROVE)))
+                await client.call_tool(APP_TOOL, answer(shown, dict(APPROVE), False))
+                after = await client.call_tool(APP_TOOL, answer(shown, dict(APPROVE), True))
+    assert sandbox.state_changing_requests() == []
+    assert view_of(after)["ticket"] != shown["ticket"]
+    assert harness.audit.outcomes() == ["ticket_issued", "declined", "ticket_rejected", "ticket_issued"]
+
+
+async def test_two_approvals_racing_with_one_ticket_run_the_call_once(sandbox: Sandbox) -> None:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(20):
+            async with Client(harness.server, mode="legacy", extensions=apps()) as client:
+                shown = view_of(await client.call_tool("approve_pipeline", dict(APPROVE)))
+                results: list[types.CallToolResult] = []
+
+                async def approve() -> None:
+                    results.append(await client.call_tool(APP_TOOL, answer(shown, dict(APPROVE), True)))
+
+                async with anyio.create_task_group() as tg:
+                    for _ in range(4):
+                        tg.start_soon(approve)
+    assert [(r.method, r.path) for r in sandbox.state_changing_requests()] == PLANNED
+    assert sorted(harness.audit.outcomes()).count("executed") == 1
+    assert sum(1 for r in results if APPROVAL_META_KEY in (r.meta or {})) == 3
