@@ -109,6 +109,17 @@ def declined(*, cancelled: bool) -> ToolResult:
     )
 
 
+def stale_view_declined() -> ToolResult:
+    """A Decline from an approval view whose ticket was no longer valid: already answered (the same
+    view shown twice, approved in one), expired, or another call's. This answer did nothing; whether
+    an earlier one ran the call is not this answer's to say, so it never claims the tool was not run."""
+    text = (
+        "This answer did nothing: the view it came from was no longer valid (already answered, "
+        "expired, or for another call or caller). If that view was answered before, that answer stands."
+    )
+    return ToolResult(structured={"done": False, "outcome": "declined", "message": text}, text=text)
+
+
 def no_answer(cause: NoAnswer) -> ToolResult:
     """No answer came back at all: a no nobody gave, never reported as the person's (fail closed all
     the same). `structuredContent.outcome` is `no_answer`, and `cause` says which of the three."""

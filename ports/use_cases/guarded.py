@@ -320,7 +320,12 @@ class GuardedCalls:
             self._record(call, "failed")
             return Complete(outcomes.store_unavailable(e))
         if not answer.is_yes:
-            # Nothing runs, whatever the ticket: a valid one is used up by the no.
+            # Nothing runs, whatever the ticket: a valid one is used up by the no. A ticket no longer
+            # valid may have been used by an Approve in another showing of the same view, so this
+            # no is not said to be why the tool did not run.
+            if outcome is RedeemOutcome.REJECTED:
+                self._record(call, "ticket_rejected")
+                return Complete(outcomes.stale_view_declined())
             return self._not_approved(call, answer)
         try:
             if outcome is RedeemOutcome.REJECTED:

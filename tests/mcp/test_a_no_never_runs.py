@@ -104,3 +104,23 @@ async def test_two_approvals_racing_with_one_ticket_run_the_call_once(sandbox: S
     assert [(r.method, r.path) for r in sandbox.state_changing_requests()] == PLANNED
     assert sorted(harness.audit.outcomes()).count("executed") == 1
     assert sum(1 for r in results if APPROVAL_META_KEY in (r.meta or {})) == 3
+
+
+async def test_a_decline_from_a_view_already_approved_does_not_say_the_tool_was_not_run(
+    sandbox: Sandbox,
+) -> None:
+    # The same view shown twice (a conversation open on two devices, a re-render): Approve in one,
+    # then Decline in the other. The call ran once; the Decline must not report that it never ran.
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(20):
+            async with Client(harness.server, mode="legacy", extensions=apps()) as client:
+                shown = view_of(await client.call_tool("approve_pipeline", dict(APPROVE)))
+                approved = await client.call_tool(APP_TOOL, answer(shown, dict(APPROVE), True))
+                late_no = await client.call_tool(APP_TOOL, answer(shown, dict(APPROVE), False))
+    assert not approved.is_error
+    assert [(r.method, r.path) for r in sandbox.state_changing_requests()] == PLANNED
+    words = str(getattr(late_no.content[0], "text", ""))
+    assert "was not run" not in words and "did not approve" not in words
+    assert "no longer valid" in words
+    assert late_no.structured_content is not None and late_no.structured_content["done"] is False
+    assert harness.audit.outcomes() == ["ticket_issued", "approved", "executed", "ticket_rejected"]
