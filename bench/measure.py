@@ -79,6 +79,9 @@ class Bench:
     peer_skipped: str | None = None
     # The sandbox's process, whose CPU during a load shares the cores with the servers'.
     sandbox_pid: int | None = None
+    # Our server from the development environment, where `server_argv` is a clean install of
+    # the checkout (`bench.clean_install`); None when `server_argv` already is that environment.
+    dev_argv: list[str] | None = None
     woodpecker: httpx.Client = field(init=False)
 
     def __post_init__(self) -> None:
@@ -113,6 +116,15 @@ class Bench:
     def peer_stdio(self) -> StdioServer:
         assert self.peer is not None
         return StdioServer(self.peer.argv, self.peer_env(), cwd=str(ROOT))
+
+    def sdk_stdio(self, peer: bool = False) -> Any:
+        """The same session through the MCP SDK's `Client` (`--stdio-client sdk`)."""
+        from bench.sdk_stdio_client import SdkStdioServer
+
+        if peer:
+            assert self.peer is not None
+            return SdkStdioServer(self.peer.argv, self.peer_env(), cwd=str(ROOT))
+        return SdkStdioServer(self.server_argv, self.env(), cwd=str(ROOT))
 
     def upstream(self, session: StdioServer, name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The Woodpecker requests one tool call makes, as the sandbox recorded them."""
@@ -273,10 +285,13 @@ def first_answer(bench: Bench, rounds: int, idle: float = 0.5) -> dict[str, Any]
     """Spawn -> the first read call answered (a gateway that starts a process per request pays this on
     every call), and the session's first call beside its later ones; ours and the peer alternating."""
     name, arguments = "get_repository", {"repo_id": 1}
-    runs: dict[str, list[tuple[float, float, float]]] = {"ours": [], "peer": []}
+    runs: dict[str, list[tuple[float, float, float]]] = {"ours": [], "ours_dev": [], "peer": []}
     servers: list[tuple[str, Sequence[str], Mapping[str, str], str]] = [
         ("ours", bench.server_argv, bench.env(), name)
     ]
+    if bench.dev_argv is not None:
+        # The development environment beside the clean install: what the test extras cost.
+        servers.append(("ours_dev", bench.dev_argv, bench.env(), name))
     if bench.peer is not None:
         servers.append(("peer", bench.peer.argv, bench.peer_env(), READ_TOOL))
     for _who, argv, environ, tool in servers:  # one unmeasured round: page cache and .pyc files warm
@@ -300,12 +315,18 @@ def first_answer(bench: Bench, rounds: int, idle: float = 0.5) -> dict[str, Any]
         "tool": name,
         "ours": figures(runs["ours"]),
     }
+    result["ours_dev"] = figures(runs["ours_dev"]) if runs["ours_dev"] else None
     result["peer"] = None
     if runs["peer"]:
         peer = figures(runs["peer"])
         peer["ratio_spawn_to_first_answer_ours_to_peer"] = ratio(
             result["ours"]["spawn_to_first_answer"]["median_ms"], peer["spawn_to_first_answer"]["median_ms"]
         )
+        if result["ours_dev"] is not None:
+            result["ours_dev"]["ratio_spawn_to_first_answer_ours_to_peer"] = ratio(
+                result["ours_dev"]["spawn_to_first_answer"]["median_ms"],
+                peer["spawn_to_first_answer"]["median_ms"],
+            )
         result["peer"] = peer
     return result
 
@@ -379,14 +400,22 @@ def startup_imports(bench: Bench) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- read round trip
 
 
-def round_trip(bench: Bench, calls: int, warmup: int = 20, block: int = 10) -> dict[str, Any]:
-    """`get_repository` over one stdio session beside its own Woodpecker GET (and the peer's `get_repo` beside its GET), alternating in blocks of `block`."""
+def round_trip(
+    bench: Bench, calls: int, warmup: int = 20, block: int = 10, client: str = "wire"
+) -> dict[str, Any]:
+    """`get_repository` over one stdio session beside its own Woodpecker GET (and the peer's `get_repo` beside its GET), alternating in blocks of `block`.
+
+    `client`: "wire", raw JSON-RPC lines on the pipes (`StdioServer`); "sdk", the MCP SDK's own
+    `Client` (`bench.sdk_stdio_client`), whose per-call cost is then in both servers' figures."""
     name, arguments = "get_repository", {"repo_id": 1}
     ours: list[float] = []
     floor: list[float] = []
     theirs: list[float] = []
     their_floor: list[float] = []
-    with bench.stdio() as server, bench.peer_stdio() if bench.peer else _Nothing() as peer:
+    sdk = client == "sdk"
+    ours_session = bench.sdk_stdio() if sdk else bench.stdio()
+    peer_session = (bench.sdk_stdio(peer=True) if sdk else bench.peer_stdio()) if bench.peer else _Nothing()
+    with ours_session as server, peer_session as peer:
         server.initialize()
         requests = bench.upstream(server, name, arguments)
         peer_requests: list[dict[str, Any]] = []
@@ -417,6 +446,7 @@ def round_trip(bench: Bench, calls: int, warmup: int = 20, block: int = 10) -> d
     result: dict[str, Any] = {
         "tool": name,
         "arguments": arguments,
+        "client": client,
         "upstream_requests": requests,
         "answer_bytes": answer_bytes,
         "ours": mine,

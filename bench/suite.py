@@ -16,7 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from bench import http_load, measure, peer
+from bench import clean_install, http_load, measure, peer
 from bench.table import render
 
 OUT_DIR = Path(__file__).resolve().parent / "out"
@@ -120,6 +120,20 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"do not run the peer server ({peer.PACKAGE} {peer.VERSION}, installed on demand into bench/.peer-venv)",
     )
+    parser.add_argument(
+        "--ours-from",
+        choices=("auto", "clean", "dev"),
+        default="auto",
+        help="run our server from a clean install of this checkout (clean: bench/.ours-venv, no test extras, like the peer's) "
+        "or from this development environment (dev); auto, the default: clean when the peer runs, dev otherwise. "
+        "With clean, first_answer also times the development environment beside it",
+    )
+    parser.add_argument(
+        "--stdio-client",
+        choices=("wire", "sdk"),
+        default="wire",
+        help="round_trip's client: raw JSON-RPC lines on the pipes (wire, the default) or the MCP SDK's own Client (sdk)",
+    )
     parser.add_argument("--tail-repeats", type=int, help="log tails per size and server (default 7; quick 3)")
     parser.add_argument("--out", type=Path, default=OUT_DIR / "results.json")
     args = parser.parse_args(argv)
@@ -149,12 +163,27 @@ def main(argv: list[str] | None = None) -> int:
         results["peer"] = {"package": peer.PACKAGE, "skipped": the_peer}
     else:
         results["peer"] = {"package": peer.PACKAGE, "version": the_peer.version, "python": "3.13"}
+    dev_argv = server_argv()
+    ours_argv = dev_argv
+    ours_from = (
+        args.ours_from if args.ours_from != "auto" else ("dev" if isinstance(the_peer, str) else "clean")
+    )
+    if ours_from == "clean":
+        built = clean_install.ensure(_say)
+        if isinstance(built, str):
+            _say(f"our server runs from the development environment: {built}")
+            ours_from = f"dev ({built})"
+        else:
+            ours_argv = built
+    results["ours_from"] = ours_from
+    results["stdio_client"] = args.stdio_client
     sandbox, info = start_sandbox(base_env)
     audit_file = measure.temporary_audit_file()
     bench = measure.Bench(
         sandbox=info,
         sandbox_pid=sandbox.pid,
-        server_argv=server_argv(),
+        server_argv=ours_argv,
+        dev_argv=dev_argv if ours_argv != dev_argv else None,
         base_env=base_env,
         audit_file=audit_file,
         log=_say,
@@ -165,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     sections: list[tuple[str, Callable[[], Any]]] = [
         ("cold_start", lambda: measure.cold_start(bench, args.spawns)),
         ("first_answer", lambda: measure.first_answer(bench, args.spawns)),
-        ("round_trip", lambda: measure.round_trip(bench, args.calls)),
+        ("round_trip", lambda: measure.round_trip(bench, args.calls, client=args.stdio_client)),
         ("log_tail", lambda: measure.log_tail(bench, TAIL_SIZES, args.tail_repeats)),
         ("step_logs", lambda: measure.step_logs(bench, args.sizes)),
         (

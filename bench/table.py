@@ -18,6 +18,18 @@ def _machine(m: dict[str, Any]) -> list[str]:
     ]
 
 
+def _ours_from(results: dict[str, Any]) -> list[str]:
+    where = results.get("ours_from")
+    if where is None:
+        return []
+    said = (
+        "a clean install of this checkout (bench/.ours-venv, no test extras), like the peer's"
+        if where == "clean"
+        else f"the development environment, with the test extras ({where})"
+    )
+    return [f"  our server runs from {said}"]
+
+
 def _cold(c: dict[str, Any]) -> list[str]:
     sizes = c["tools_list"]
     imports = c["imports"]
@@ -78,7 +90,11 @@ def _first_answer(f: dict[str, Any]) -> list[str]:
         f"call after {f['idle_seconds']:g} s idle beside its later ones (median of {f['rounds']}, alternating)",
         f"  {'':<28} {'spawn->answer':>14} {'first call':>11} {'later call':>11} {'first extra':>12}",
     ]
-    for label, key in (("woodpecker-ci-mcp", "ours"), ("peer", "peer")):
+    for label, key in (
+        ("woodpecker-ci-mcp", "ours"),
+        ("  the same, dev environment", "ours_dev"),
+        ("peer", "peer"),
+    ):
         s = f.get(key)
         if s:
             rows.append(
@@ -92,7 +108,8 @@ def _first_answer(f: dict[str, Any]) -> list[str]:
 def _round_trip(r: dict[str, Any]) -> list[str]:
     ours, floor = r["ours"], r["floor_direct_httpx"]
     rows = [
-        f"read round trip: {r['tool']} x {ours['n']} in one stdio session ({r['answer_bytes']:,}-byte answer)",
+        f"read round trip: {r['tool']} x {ours['n']} in one stdio session ({r['answer_bytes']:,}-byte answer; "
+        f"client: {'the MCP SDK' if r.get('client') == 'sdk' else 'raw JSON-RPC lines'})",
         f"  {'':<36} {'median':>9} {'p90':>9} {'p99':>9}",
         f"  {'MCP tools/call':<36} {ours['median_ms']:>7.2f}ms {ours['p90_ms']:>7.2f}ms {ours['p99_ms']:>7.2f}ms",
         f"  {'floor: the same GET with httpx':<36} {floor['median_ms']:>7.2f}ms {floor['p90_ms']:>7.2f}ms "
@@ -238,6 +255,12 @@ GOALS = (
         "max",
     ),
     (
+        "  the same, ours from the dev environment",
+        ("first_answer", "ours_dev", "ratio_spawn_to_first_answer_ours_to_peer"),
+        None,
+        "max",
+    ),
+    (
         "stdio read round trip above the GET",
         ("round_trip", "peer", "ratio_above_floor_ours_to_peer"),
         0.5,
@@ -291,7 +314,7 @@ def _versus_peer(results: dict[str, Any]) -> list[str]:
 
 
 def render(results: dict[str, Any]) -> str:
-    parts = [_machine(results["machine"])]
+    parts = [_machine(results["machine"]) + _ours_from(results)]
     for key, section in (
         ("cold_start", _cold),
         ("first_answer", _first_answer),

@@ -56,3 +56,22 @@ def test_the_table_sets_each_figure_beside_the_peer_and_its_goal() -> None:
         assert figure in versus
     # The peer refuses a log over 8 MiB: the table says so rather than showing a time.
     assert "200,000-line log tail answered: ours yes, peer no" in versus
+
+
+def test_the_round_trip_runs_through_the_sdks_own_client_too(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--only", "round_trip", "--calls", "10"]
+        + ["--stdio-client", "sdk", "--no-peer", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    results = json.loads(out.read_text())
+    trip = results["round_trip"]
+    assert trip["client"] == "sdk" and trip["ours"]["n"] == 10 and trip["ratio_median"] > 0
+    assert [r["method"] for r in trip["upstream_requests"]] == ["GET"]
+    # Without the peer the server runs from this environment, and the table says so.
+    assert results["ours_from"] == "dev" and "client: the MCP SDK" in run.stdout

@@ -98,20 +98,43 @@ def carries(text: str, tokens: Iterable[str]) -> bool:
 
 def strings_of(value: Any) -> Iterator[str]:
     """Every string in a JSON-like value, keys included; other scalars as their text."""
-    if isinstance(value, str):
-        yield value
+    found: list[str] = []
+    _collect(value, found)
+    yield from found
+
+
+def _collect(value: Any, out: list[str]) -> None:
+    """`strings_of` into a list, depth first: the exact JSON types first (every answer is made of
+    them), then the same checks as any mapping, sequence or set; this runs over every answer twice
+    per call, so it avoids a generator per level and the abstract classes' checks where it can."""
+    kind = type(value)
+    if kind is str:
+        out.append(value)
+    elif kind is dict:
+        for key, item in value.items():
+            out.append(key if type(key) is str else str(key))
+            _collect(item, out)
+    elif kind is list or kind is tuple:
+        for item in value:
+            _collect(item, out)
+    elif kind is int or kind is bool or kind is float:
+        out.append(str(value))
+    elif isinstance(value, str):
+        out.append(value)
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            yield str(key)
-            yield from strings_of(item)
+            out.append(str(key))
+            _collect(item, out)
     elif isinstance(value, list | tuple | set | frozenset):
         for item in value:
-            yield from strings_of(item)
+            _collect(item, out)
     elif value is not None:
-        yield str(value)
+        out.append(str(value))
 
 
 def value_carries(value: Any, tokens: Iterable[str]) -> bool:
     """Whether any string in `value` (a parsed answer or a result's data) carries one of `tokens`."""
+    found: list[str] = []
+    _collect(value, found)
     # One line per string: a token is printable ASCII without spaces, so no match spans two strings.
-    return carries("\n".join(strings_of(value)), tokens)
+    return carries("\n".join(found), tokens)

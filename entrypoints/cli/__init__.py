@@ -8,6 +8,7 @@ the SDK (ADR 0052); the settings readers, the HTTP stack, the sandbox, Redis and
 container are imported on the paths that use them.
 """
 
+import gc
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +38,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             from entrypoints.cli.sandbox import run_sandbox
 
             return run_sandbox(args)
-        from entrypoints.cli.serve import serve
+        from entrypoints.collector import pause
 
-        return serve(args.transport, args.host, args.port)
+        # No collection while the server is imported and built; serve() settles it (ADR 0053).
+        was_enabled = pause()
+        try:
+            from entrypoints.cli.serve import serve
+
+            return serve(args.transport, args.host, args.port)
+        finally:
+            if was_enabled:
+                gc.enable()
     except KeyboardInterrupt:
         return 130

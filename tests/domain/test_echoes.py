@@ -3,13 +3,14 @@
 import base64
 import json
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from urllib.parse import quote
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.woodpecker.echoes import MIN_TOKEN, carries, forms, value_carries
+from domain.woodpecker.echoes import MIN_TOKEN, carries, forms, strings_of, value_carries
 
 # What a token may hold (domain.parsing.tokens.token_shaped): printable ASCII without spaces.
 TOKENS = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=MIN_TOKEN, max_size=80)
@@ -80,3 +81,39 @@ def test_a_token_too_short_to_be_a_secret_is_not_looked_for() -> None:
     assert forms(short) == frozenset()
     assert not carries(f"Bearer {short}", [short])
     assert not carries("anything", [])
+
+
+def _reference_strings(value: object) -> list[str]:
+    """strings_of as first written (a generator per level), the order and texts it must keep."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for key, item in value.items() for s in (str(key), *_reference_strings(item))]
+    if isinstance(value, list | tuple | set | frozenset):
+        return [s for item in value for s in _reference_strings(item)]
+    return [] if value is None else [str(value)]
+
+
+class _Str(str):
+    pass
+
+
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8), st.builds(_Str)
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=4).map(tuple),
+        st.frozensets(st.one_of(st.integers(), st.text(max_size=4)), max_size=3),
+        st.dictionaries(st.one_of(st.text(max_size=4), st.integers()), inner, max_size=4),
+        st.dictionaries(st.text(max_size=4), inner, max_size=3).map(MappingProxyType),
+    ),
+    max_leaves=30,
+)
+
+
+@given(value=VALUES)
+def test_every_string_of_an_answer_is_seen_in_order_whatever_its_types(value: object) -> None:
+    assert list(strings_of(value)) == _reference_strings(value)
