@@ -23,6 +23,7 @@ from ports.woodpecker import Credential
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import (
     MODES,
+    Harness,
     Person,
     build_harness_on,
     gateway_to,
@@ -184,11 +185,8 @@ async def test_an_approved_call_the_client_gives_up_on_during_its_write_is_close
     assert harness.audit.outcomes() == ["token_issued", "approved", "abandoned"]
 
 
-async def test_a_sealed_answer_that_is_no_elicitation_result_is_no_answer_not_a_decline(
-    sandbox: Sandbox,
-) -> None:
-    # 2026-07-28: the retry carries our state, but under `confirm` something that is no answer to
-    # the question (a gateway that mixed up its input responses).
+async def _sealed_retry(sandbox: Sandbox, responses: dict[str, Any]) -> tuple[Any, Harness]:
+    """approve_pipeline on 2026-07-28, then its retry carrying our state and `responses` as the input."""
     with anyio.fail_after(30):
         async with harness_for(sandbox, sandbox.admin_token) as harness:
             async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
@@ -196,13 +194,22 @@ async def test_a_sealed_answer_that_is_no_elicitation_result_is_no_answer_not_a_
                     "approve_pipeline", dict(APPROVE), allow_input_required=True
                 )
                 assert isinstance(first, types.InputRequiredResult)
-                wrong = await client.session.call_tool(
+                retried = await client.session.call_tool(
                     "approve_pipeline",
                     dict(APPROVE),
-                    input_responses={"confirm": types.ListRootsResult(roots=[])},
+                    input_responses=responses,
                     request_state=first.request_state,
                     allow_input_required=True,
                 )
+    return retried, harness
+
+
+async def test_a_sealed_answer_that_is_no_elicitation_result_is_no_answer_not_a_decline(
+    sandbox: Sandbox,
+) -> None:
+    # 2026-07-28: the retry carries our state, but under `confirm` something that is no answer to
+    # the question (a gateway that mixed up its input responses).
+    wrong, harness = await _sealed_retry(sandbox, {"confirm": types.ListRootsResult(roots=[])})
     assert isinstance(wrong, types.CallToolResult)
     assert_no_answer(wrong, "malformed")
     assert harness.audit.outcomes() == ["asked", "no_answer"]
@@ -212,20 +219,7 @@ async def test_a_sealed_answer_that_is_no_elicitation_result_is_no_answer_not_a_
 async def test_a_sealed_retry_without_an_answer_closes_its_question_before_asking_again(
     sandbox: Sandbox,
 ) -> None:
-    with anyio.fail_after(30):
-        async with harness_for(sandbox, sandbox.admin_token) as harness:
-            async with Client(harness.server, mode="2026-07-28", elicitation_callback=Person()) as client:
-                first = await client.session.call_tool(
-                    "approve_pipeline", dict(APPROVE), allow_input_required=True
-                )
-                assert isinstance(first, types.InputRequiredResult)
-                again = await client.session.call_tool(
-                    "approve_pipeline",
-                    dict(APPROVE),
-                    input_responses={},
-                    request_state=first.request_state,
-                    allow_input_required=True,
-                )
+    again, harness = await _sealed_retry(sandbox, {})
     assert isinstance(again, types.InputRequiredResult)
     assert harness.audit.outcomes() == ["asked", "no_answer", "asked"]
     assert sandbox.state_changing_requests() == []
