@@ -259,6 +259,18 @@ async def caller_tools(
     return (listed if listed is not None else frozenset(app.catalogue.names)) - admin_tools
 
 
+async def quota_owner(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> str | None:
+    """Per-client HTTP: the Woodpecker account this caller's token belongs to, as the token store's
+    owner (ADR 0046), so rotating the token does not mint a fresh quota; Woodpecker not saying which
+    is the one shared owner of every unidentified caller. None elsewhere: the principal is the owner."""
+    if app.roles is None:
+        return None
+    principal, credential = _identity(ctx, app)
+    if principal is None or credential is None:
+        return None
+    return await app.roles.quota_owner(principal, credential)
+
+
 class McpProgress:
     """The Progress port over the request's own session: `notifications/progress` against the
     client's progressToken (the SDK sends nothing when the request carried none)."""
@@ -654,7 +666,10 @@ class _ToolHandlers:
             return await account_tool(params.name, _identity(ctx, app)[0], app.linking)
         listed = await caller_tools(ctx, app, self.admin_tools)
         call = dataclasses.replace(
-            call_context(ctx, params, app), listed=listed, progress=McpProgress(ctx.session)
+            call_context(ctx, params, app),
+            listed=listed,
+            progress=McpProgress(ctx.session),
+            quota_owner=await quota_owner(ctx, app),
         )
         name, arguments = params.name, _arguments(params)
         if name == APP_TOOL:

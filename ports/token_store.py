@@ -16,7 +16,8 @@ class TokenStore(Protocol):
 
     Stores see digests, never token values, and fingerprints keyed with a server secret
     (docs/adr/0046), never a plain digest of a call's arguments. Implementations bound what
-    each principal (`owner`, None for a server without callers' identities) holds of each kind,
+    each owner (`owner`: the caller's Woodpecker account in per-client HTTP, else its principal;
+    None for a server without callers' identities) holds of each kind,
     making room from that principal's own entries (expired first, then its oldest), so one
     caller's flood never evicts or freezes another's (docs/adr/0046).
     """

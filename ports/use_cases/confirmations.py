@@ -27,7 +27,8 @@ class Confirmations:
     async def issue(self, fingerprint: str, owner: str | None = None) -> str:
         """A fresh token for `fingerprint`, replacing any pending one. The store sees only its digest.
 
-        It counts against `owner`'s quota (the caller's principal): a flood evicts only its own.
+        It counts against `owner`'s quota (the caller's account, else its principal; ADR 0046): a
+        flood evicts only its own.
         """
         token = new_token(self._randomness.token_bytes(TOKEN_BYTES))
         await self._store.put(fingerprint, digest(token), self._clock.now() + self._ttl, owner)

@@ -68,6 +68,15 @@ class CallContext:
     # The `app` channel only: the ticket the approval view's button sent (None: the model's own
     # call, which gets a view). The view's answer is in `answer`.
     ticket: str | None = None
+    # Whose quota of pending tokens and used nonces this call's entries count against (ADR 0046):
+    # per-client HTTP puts the Woodpecker account the bearer belongs to here, so an account that
+    # rotates its token is still one owner. None: the principal (stdio, shared token, OAuth).
+    quota_owner: str | None = None
+
+    @property
+    def owner(self) -> str | None:
+        """The token store's owner for this call's entries: the account when known, else the principal."""
+        return self.quota_owner if self.quota_owner is not None else self.principal
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +226,9 @@ class GuardedCalls:
             return Complete(await self._calls.execute(valid, ctx.credential))
 
         if not self._elicitation_enabled:
-            ctx = CallContext(ctx.principal, ctx.credential, "token", no_dialog="server")
+            ctx = CallContext(
+                ctx.principal, ctx.credential, "token", no_dialog="server", quota_owner=ctx.quota_owner
+            )
         call = _Call(valid, self._keys.keyed(fingerprint(spec, args, ctx.principal)), decision, reads, ctx)
         if ctx.channel == "push":
             return await self._push(call)
@@ -271,7 +282,7 @@ class GuardedCalls:
             # argument is left out of the fingerprint): the old answer does not cover it.
             return self._question(call, call.decision)
         try:
-            first = await self._sealed.consume(opened)
+            first = await self._sealed.consume(opened, call.ctx.owner)
         except TokenStoreUnavailable as e:
             self._record(call, "failed")
             return Complete(outcomes.store_unavailable(e))
@@ -290,10 +301,10 @@ class GuardedCalls:
         bindings = tuple(token_binding(fp, call.decision.reasons) for fp in call.fingerprints)
         try:
             if token is None:
-                issued = await self._confirmations.issue(bindings[0], call.ctx.principal)
+                issued = await self._confirmations.issue(bindings[0], call.ctx.owner)
                 self._record(call, "token_issued")
                 return Complete(self._token_issued(call, issued))
-            outcome = await self._confirmations.redeem(bindings, token, call.ctx.principal)
+            outcome = await self._confirmations.redeem(bindings, token, call.ctx.owner)
         except TokenStoreUnavailable as e:
             self._record(call, "failed")
             return Complete(outcomes.store_unavailable(e))
@@ -315,7 +326,7 @@ class GuardedCalls:
         try:
             if ticket is None or answer is None:
                 return Complete(await self._view(call, call.decision))
-            outcome = await self._confirmations.redeem(bindings, ticket, call.ctx.principal)
+            outcome = await self._confirmations.redeem(bindings, ticket, call.ctx.owner)
         except TokenStoreUnavailable as e:
             self._record(call, "failed")
             return Complete(outcomes.store_unavailable(e))
@@ -344,7 +355,7 @@ class GuardedCalls:
 
     async def _view(self, call: _Call, decision: Decision, *, again: bool = False) -> ToolResult:
         fp = call.fingerprint
-        ticket = await self._confirmations.issue(ticket_binding(fp, decision.reasons), call.ctx.principal)
+        ticket = await self._confirmations.issue(ticket_binding(fp, decision.reasons), call.ctx.owner)
         self._record(call, "ticket_issued")
         return outcomes.view_issued(
             ticket,

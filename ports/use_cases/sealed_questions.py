@@ -59,15 +59,15 @@ class SealedQuestions:
             return None
         return decode(payload, tool=tool, fingerprint=fingerprint, principal=principal, now=self._clock.now())
 
-    async def consume(self, state: SealedState) -> bool:
+    async def consume(self, state: SealedState, owner: str | None = None) -> bool:
         """True the first time an opened state is acted on; False for every later presentation,
         on this replica or another sharing the store, until the state expires.
 
         Raises:
             TokenStoreUnavailable: the store could not be asked; nothing may be done.
         """
-        # Counted against the principal the state was issued to: a caller filling the set of used
-        # nonces freezes only its own approvals.
+        # Counted against `owner` (the caller's account, ADR 0046), else the principal the state
+        # was issued to: a caller filling the set of used nonces freezes only its own approvals.
         return await self._used.consume_once(
-            state.nonce, state.expires_at, self._clock.now(), state.principal
+            state.nonce, state.expires_at, self._clock.now(), owner if owner is not None else state.principal
         )

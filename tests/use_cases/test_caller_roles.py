@@ -4,7 +4,7 @@ import httpx
 import pytest
 
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
-from ports.use_cases.caller_roles import CallerRoles
+from ports.use_cases.caller_roles import UNIDENTIFIED_OWNER, CallerRoles
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
 from tests.fakes.clock import FakeClock
@@ -65,6 +65,31 @@ async def test_a_refused_token_is_not_an_admin_and_nothing_is_remembered(
     assert len(asked(sandbox)) == 2
 
 
+async def test_the_quota_owner_is_the_woodpecker_account_whichever_bearer_it_came_with(
+    sandbox: Sandbox, gateway: HttpxWoodpeckerGateway
+) -> None:
+    roles = CallerRoles(gateway, FakeClock())
+    user = Credential(sandbox.user_token)
+    first = await roles.quota_owner("p-first-bearer", user)
+    again = await roles.quota_owner("p-rotated-bearer", user)
+    admin = await roles.quota_owner("p-admin", Credential(sandbox.admin_token))
+    assert first == again and first.startswith("account:")
+    assert admin.startswith("account:") and admin != first
+    # One question per principal, shared with the admin answer.
+    assert await roles.is_admin("p-first-bearer", user) is False
+    assert asked(sandbox) == [sandbox.user_login, sandbox.user_login, sandbox.admin_login]
+
+
+async def test_a_refused_token_is_the_shared_unidentified_owner_and_nothing_is_remembered(
+    sandbox: Sandbox, gateway: HttpxWoodpeckerGateway
+) -> None:
+    roles = CallerRoles(gateway, FakeClock())
+    assert await roles.quota_owner("p", Credential("not-a-token-anyone-has")) == UNIDENTIFIED_OWNER
+    assert await roles.quota_owner("q", Credential("another-token-nobody-has")) == UNIDENTIFIED_OWNER
+    assert await roles.quota_owner("p", Credential("not-a-token-anyone-has")) == UNIDENTIFIED_OWNER
+    assert len(asked(sandbox)) == 3
+
+
 async def test_when_woodpecker_cannot_be_asked_the_caller_is_not_an_admin_and_is_asked_again() -> None:
     # Nothing listens on this port: a connection error, as when Woodpecker is down.
     unreachable = HttpxWoodpeckerGateway(
@@ -77,6 +102,7 @@ async def test_when_woodpecker_cannot_be_asked_the_caller_is_not_an_admin_and_is
     try:
         roles = CallerRoles(unreachable, FakeClock())
         assert await roles.is_admin("p", Credential("whatever-token")) is False
+        assert await roles.quota_owner("p", Credential("whatever-token")) == UNIDENTIFIED_OWNER
     finally:
         await unreachable.aclose()
 
