@@ -281,6 +281,20 @@ def test_a_partial_agent_update_sends_both_overwritten_fields() -> None:
     }
 
 
+@pytest.mark.parametrize("flag", [None, "yes", 1, "missing"])
+def test_a_rename_of_an_agent_whose_record_does_not_say_it_is_drained_sends_nothing(flag: object) -> None:
+    # Review finding: a stored record without a boolean no_schedule once merged as false, so a rename put
+    # a drained agent back in service unasked (the guard asks only when the call names no_schedule).
+    stored: dict[str, object] = {"id": 3, "name": "runner-1"}
+    if flag != "missing":
+        stored["no_schedule"] = flag
+    with pytest.raises(ValueError, match="no_schedule"):
+        merge_agent(stored, {"agent_id": 3, "name": "runner-2"})
+    assert (
+        merge_agent(stored, {"agent_id": 3, "name": "runner-2", "no_schedule": True})["no_schedule"] is True
+    )
+
+
 def test_a_partial_forge_update_keeps_options_and_never_blanks_the_secret() -> None:
     stored = {
         "id": 1,

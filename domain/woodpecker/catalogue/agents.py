@@ -96,12 +96,15 @@ def org_agents(org_id: int, page: int) -> Request:
 def merge_agent(current: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     """Woodpecker overwrites both name and no_schedule: the one not passed comes from the stored agent."""
     stored = record(current, "agent")
-    return {
-        "name": args["name"] if "name" in args else stored.get("name", ""),
-        "no_schedule": args["no_schedule"]
-        if "no_schedule" in args
-        else bool(stored.get("no_schedule", False)),
-    }
+    if "no_schedule" in args:
+        no_schedule = args["no_schedule"]
+    elif isinstance(stored.get("no_schedule"), bool):
+        no_schedule = stored["no_schedule"]
+    else:
+        # Woodpecker always answers the flag. Without it, keeping "the stored value" would mean sending
+        # false: a drained agent put back in service by a call that never named no_schedule, unasked.
+        raise ValueError("the stored agent does not say whether it is drained (no_schedule)")
+    return {"name": args["name"] if "name" in args else stored.get("name", ""), "no_schedule": no_schedule}
 
 
 def _agent_patch(args: Args, answers: Answers) -> Request:
