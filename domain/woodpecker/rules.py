@@ -273,9 +273,7 @@ class BypassesApproval:
         found: set[str] = set()
         if pipeline.get("status") == "declined":
             found.add(RESTARTS_DECLINED)
-        reviewed_by = pipeline.get("reviewed_by")
-        approved = isinstance(reviewed_by, str) and reviewed_by != ""
-        if needs_approval(repo, pipeline) and not approved:
+        if needs_approval(repo, pipeline) and not _reviewed(pipeline):
             found.add(RESTARTS_UNAPPROVED)
         return frozenset(found)
 
@@ -502,6 +500,7 @@ def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -
 
 
 def _reviewed(pipeline: Mapping[str, Any]) -> bool:
+    """Whether an approval is on record: a non-empty reviewed_by (restarts and starts alike)."""
     reviewed_by = pipeline.get("reviewed_by")
     return isinstance(reviewed_by, str) and reviewed_by != ""
 

@@ -136,8 +136,11 @@ class _Call:
 def ticket_binding(fp: str, reasons: frozenset[str]) -> str:
     """What an approval view's ticket is bound to: like a token's, under its own label, so that a
     token is never found as a ticket nor a ticket as a token (they share one store)."""
-    material = canonical_json(["app-ticket", fp, sorted(reasons)])
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+    return _bound("app-ticket", fp, sorted(reasons))
+
+
+def _bound(*material: object) -> str:
+    return hashlib.sha256(canonical_json(list(material)).encode("utf-8")).hexdigest()
 
 
 def token_binding(fp: str, reasons: frozenset[str]) -> str:
@@ -146,8 +149,7 @@ def token_binding(fp: str, reasons: frozenset[str]) -> str:
     If the stored object changes between the two calls so that the call widens differently,
     the token no longer fits and the caller must ask for a new one (fail closed).
     """
-    material = canonical_json([fp, sorted(reasons)])
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+    return _bound(fp, sorted(reasons))
 
 
 class GuardedCalls:
