@@ -117,14 +117,14 @@ class Bench:
         assert self.peer is not None
         return StdioServer(self.peer.argv, self.peer_env(), cwd=str(ROOT))
 
-    def sdk_stdio(self, peer: bool = False) -> Any:
+    def sdk_stdio(self, peer: bool = False, argv: Sequence[str] | None = None) -> Any:
         """The same session through the MCP SDK's `Client` (`--stdio-client sdk`)."""
         from bench.sdk_stdio_client import SdkStdioServer
 
         if peer:
             assert self.peer is not None
             return SdkStdioServer(self.peer.argv, self.peer_env(), cwd=str(ROOT))
-        return SdkStdioServer(self.server_argv, self.env(), cwd=str(ROOT))
+        return SdkStdioServer(argv or self.server_argv, self.env(), cwd=str(ROOT))
 
     def upstream(self, session: StdioServer, name: str, arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The Woodpecker requests one tool call makes, as the sandbox recorded them."""
@@ -400,6 +400,10 @@ def startup_imports(bench: Bench) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- read round trip
 
 
+# The least a server on the same SDK does for the read: one GET, the body as text and data.
+SDK_READ_FLOOR = [sys.executable, "-m", "bench.sdk_floor_server", "--read"]
+
+
 def round_trip(
     bench: Bench, calls: int, warmup: int = 20, block: int = 10, client: str = "wire"
 ) -> dict[str, Any]:
@@ -412,12 +416,21 @@ def round_trip(
     floor: list[float] = []
     theirs: list[float] = []
     their_floor: list[float] = []
+    sdk_floor: list[float] = []
     sdk = client == "sdk"
     ours_session = bench.sdk_stdio() if sdk else bench.stdio()
     peer_session = (bench.sdk_stdio(peer=True) if sdk else bench.peer_stdio()) if bench.peer else _Nothing()
-    with ours_session as server, peer_session as peer:
+    floor_session = (
+        bench.sdk_stdio(argv=SDK_READ_FLOOR)
+        if sdk
+        else StdioServer(SDK_READ_FLOOR, bench.env(), cwd=str(ROOT))
+    )
+    with ours_session as server, peer_session as peer, floor_session as bare:
         server.initialize()
         requests = bench.upstream(server, name, arguments)
+        bare.initialize()
+        if bench.upstream(bare, name, arguments) != requests:
+            raise RuntimeError("the SDK's bare read server made other Woodpecker requests than ours")
         peer_requests: list[dict[str, Any]] = []
         if peer is not None:
             peer.initialize()
@@ -425,20 +438,25 @@ def round_trip(
         for _ in range(warmup):
             server.call(name, arguments)
             bench.replay(requests)
+            bare.call(name, arguments)
             if peer is not None:
                 peer.call(READ_TOOL, arguments)
                 bench.replay(peer_requests)
         # Each server idles while the others are timed, so its CPU over the whole loop is its calls' CPU.
         cpu_before = server.cpu_seconds()
         peer_cpu_before = peer.cpu_seconds() if peer is not None else 0.0
+        bare_cpu_before = bare.cpu_seconds()
         while len(ours) < calls:
             _timed_block(block, ours, lambda: server.call(name, arguments))
             _timed_block(block, floor, lambda: bench.replay(requests))
+            _timed_block(block, sdk_floor, lambda: bare.call(name, arguments))
             if peer is not None:
                 _timed_block(block, theirs, lambda: peer.call(READ_TOOL, arguments))
                 _timed_block(block, their_floor, lambda: bench.replay(peer_requests))
         server_cpu = server.cpu_seconds() - cpu_before
         peer_cpu = peer.cpu_seconds() - peer_cpu_before if peer is not None else 0.0
+        bare_cpu = bare.cpu_seconds() - bare_cpu_before
+        bare_bytes = bare.last_response_bytes
         answer_bytes = server.last_response_bytes
         peer_answer_bytes = peer.last_response_bytes if peer is not None else 0
     mine, base = summary(ours), summary(floor)
@@ -455,6 +473,13 @@ def round_trip(
         "ratio_p99": ratio(mine["p99_ms"], base["p99_ms"]),
         "above_floor_median_ms": round(above, 3),
         "server_cpu_ms_per_call": ms(server_cpu / len(ours)),
+        # The least a server on this SDK does for the same read (bench.sdk_floor_server --read).
+        "sdk_floor": {
+            "answer_bytes": bare_bytes,
+            "calls": summary(sdk_floor),
+            "above_floor_median_ms": round(summary(sdk_floor)["median_ms"] - base["median_ms"], 3),
+            "server_cpu_ms_per_call": ms(bare_cpu / len(sdk_floor)),
+        },
         "peer": None,
     }
     if theirs:
@@ -471,6 +496,11 @@ def round_trip(
             "server_cpu_ms_per_call": peer_cpu_per_call,
             "ratio_above_floor_ours_to_peer": ratio(above, peer_above),
             "ratio_cpu_ours_to_peer": ratio(result["server_cpu_ms_per_call"], peer_cpu_per_call),
+            # Where the SDK's bare server stands against the peer: the lowest ours/peer any server
+            # on this SDK could show in this run.
+            "ratio_above_floor_sdk_floor_to_peer": ratio(
+                result["sdk_floor"]["above_floor_median_ms"], peer_above
+            ),
         }
     return result
 

@@ -30,6 +30,9 @@ def test_a_small_benchmark_run_measures_each_path_against_its_floor(tmp_path: Pa
     assert trip["ours"]["n"] == 10 and trip["ratio_median"] > 0
     # The floor replays exactly what the tool sent upstream: one GET of the repository.
     assert [r["method"] for r in trip["upstream_requests"]] == ["GET"]
+    # The SDK's bare server made the same read in the same session, its answer the body alone.
+    assert trip["sdk_floor"]["calls"]["n"] == 10 and trip["sdk_floor"]["answer_bytes"] > 0
+    assert "the SDK's bare read server" in run.stdout
     first = results["first_answer"]
     # One round: a spawn answered its first read, and a session timed its first call and later ones.
     assert first["ours"]["spawn_to_first_answer"]["n"] == 1 and first["ours"]["later_call_median_ms"] > 0
@@ -73,5 +76,6 @@ def test_the_round_trip_runs_through_the_sdks_own_client_too(tmp_path: Path) -> 
     trip = results["round_trip"]
     assert trip["client"] == "sdk" and trip["ours"]["n"] == 10 and trip["ratio_median"] > 0
     assert [r["method"] for r in trip["upstream_requests"]] == ["GET"]
+    assert trip["sdk_floor"]["calls"]["n"] == 10 and trip["sdk_floor"]["server_cpu_ms_per_call"] >= 0
     # Without the peer the server runs from this environment, and the table says so.
     assert results["ours_from"] == "dev" and "client: the MCP SDK" in run.stdout
