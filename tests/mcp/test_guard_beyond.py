@@ -169,7 +169,6 @@ async def test_activating_asks_only_for_a_repository_woodpecker_already_holds(
     assert _writes(sandbox) == ([] if asks else [("POST", "/api/repos")]), result.content
 
 
-@pytest.mark.xfail(strict=True, reason="review finding: the guard reads an entry without an id as no record")
 @pytest.mark.parametrize("mode", MODES)
 async def test_activating_asks_for_a_record_woodpecker_holds_but_does_not_list_for_the_caller(
     sandbox: Sandbox, mode: str
