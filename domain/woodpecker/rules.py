@@ -29,6 +29,7 @@ RESTARTS_DECLINED = "restarts_declined"
 RESTARTS_UNAPPROVED = "restarts_unapproved"
 REACTIVATES = "reactivates"
 UNKNOWN_RECORD = "unknown_record"
+RECORD_UNREAD = "record_unread"
 SHADOWS_ORGANIZATION_SECRET = "shadows_organization_secret"  # noqa: S105 - a reason id, not a secret
 SHADOWS_GLOBAL_SECRET = "shadows_global_secret"  # noqa: S105 - a reason id, not a secret
 UNDRAINS_AGENT = "undrains_agent"
@@ -305,8 +306,10 @@ def needs_approval(repo: Mapping[str, Any], pipeline: Mapping[str, Any]) -> bool
 class Reactivates:
     """activate_repository: asks when Woodpecker already holds an inactive record of the repository.
 
-    `current` is {"repos": <GET /user/repos?all=true>}: the forge's repositories for the caller, each
-    merged with Woodpecker's record when there is one (a record has an id; a never-activated one has none).
+    `current` is {"repos": <GET /user/repos?all=true>, "record": <GET /repos/lookup/<listed full name>>}:
+    the forge's repositories for the caller, each merged with Woodpecker's record where the caller has a
+    permission row on it (a record has an id), and, for an entry without one, the record Woodpecker holds
+    under its name (ABSENT on a 404; left out when unread). Only that 404 says there is no record.
     """
 
     def needs_current(self, args: Mapping[str, Any]) -> bool:
@@ -324,7 +327,18 @@ class Reactivates:
         # A stored record has an id; an active one is refused by Woodpecker (409) and changes nothing.
         if any(r.get("id") not in (None, 0) and r.get("active") is not True for r in matches):
             return frozenset({REACTIVATES})
-        return frozenset()
+        if all(r.get("id") not in (None, 0) for r in matches):
+            return frozenset()
+        # The list merges a record only where the caller has a permission row, while POST /repos finds
+        # it by forge_remote_id whatever the rows: only the lookup by name tells (`current["record"]`).
+        record = current.get("record") if current is not None else None
+        if absent(current, "record"):
+            return frozenset()
+        if not isinstance(record, Mapping) or record.get("forge_remote_id") != wanted:
+            # Unread, or the name holds another forge repository's record: a record of this one may
+            # still be stored under an older name.
+            return frozenset({RECORD_UNREAD})
+        return frozenset() if record.get("active") is True else frozenset({REACTIVATES})
 
 
 @dataclass(frozen=True, slots=True)

@@ -153,7 +153,20 @@ def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | 
         if not isinstance(listed, list):
             return True
         mine = [r for r in listed if r.get("forge_remote_id") == args["forge_remote_id"]]
-        return not mine or any(r.get("id") and r.get("active") is not True for r in mine)
+        if not mine or any(r.get("id") and r.get("active") is not True for r in mine):
+            return True
+        if all(r.get("id") for r in mine):
+            return False
+        # An entry without an id: the list shows only records the caller has a permission row on, so
+        # only the lookup by name answering 404, or naming this repository active, says it cannot reactivate.
+        record = current.get("record", "unread") if current is not None else "unread"
+        if record is ABSENT:
+            return False
+        return not (
+            isinstance(record, dict)
+            and record.get("forge_remote_id") == args["forge_remote_id"]
+            and record.get("active") is True
+        )
     if tool == "update_registry":
         return "password" in args
     if tool == "set_log_level":
@@ -287,7 +300,14 @@ LISTED = st.fixed_dictionaries(
     {"forge_remote_id": st.sampled_from(["1005", "1007", "x", "{uuid}"])},
     optional={"id": st.sampled_from([0, 5, 9]), "active": st.booleans(), "full_name": st.text(max_size=10)},
 )
-ACTIVATE_CURRENT = st.none() | st.fixed_dictionaries({"repos": st.lists(LISTED, max_size=4)})
+# What the lookup by the listed name answered: ABSENT for a 404, a record (this repository's or the one
+# holding its name), or anything a hostile server sends; left out when unread.
+LOOKED_UP = st.sampled_from([ABSENT, None, "ABSENT", [], 0]) | st.fixed_dictionaries(
+    {}, optional={"forge_remote_id": st.sampled_from(["1005", "1007", "x"]), "active": st.booleans()}
+)
+ACTIVATE_CURRENT = st.none() | st.fixed_dictionaries(
+    {"repos": st.lists(LISTED, max_size=4)}, optional={"record": LOOKED_UP}
+)
 
 BRANCHES = st.sampled_from(["main", "dev", "develop", "feature/x"])
 LISTED_PIPELINE = st.fixed_dictionaries(
@@ -843,3 +863,29 @@ def test_an_agent_not_read_as_plainly_in_service_counts_as_drained(current: Any)
     for harmless in ({"agent_id": 3, "no_schedule": True}, {"agent_id": 3, "name": "n"}):
         assert not needs_current(UPDATE_AGENT, harmless, WOODPECKER_RULES)
         assert not decide(UPDATE_AGENT, harmless, current, WOODPECKER_RULES).ask
+
+
+ACTIVATE = WOODPECKER_TOOLS.get("activate_repository")
+# The forge's entry for 1005 as GET /user/repos?all=true lists it where the caller has no permission row
+# on Woodpecker's record (each sign-in drops those of inactive repositories): no id, not active.
+_UNMERGED = {"forge_remote_id": "1005", "full_name": "acme/old-site", "active": False}
+
+
+@pytest.mark.parametrize(
+    ("record", "reasons"),
+    [
+        (ABSENT, set()),  # the lookup by name answered 404: Woodpecker holds no record of that name
+        ({"id": 5, "forge_remote_id": "1005", "active": False}, {"reactivates"}),
+        ({"id": 5, "forge_remote_id": "1005", "active": True}, set()),  # Woodpecker refuses it, 409
+        ({"id": 8, "forge_remote_id": "2001", "active": False}, {"record_unread"}),  # another's name
+        ("missing", {"record_unread"}),  # a 403, a 5xx, a timeout: unread
+        ({}, {"record_unread"}),
+    ],
+)
+def test_an_entry_the_list_merged_no_record_into_asks_unless_the_lookup_by_name_finds_none(
+    record: object, reasons: set[str]
+) -> None:
+    current: dict[str, Any] = {"repos": [_UNMERGED]}
+    if record != "missing":
+        current["record"] = record
+    assert decide(ACTIVATE, {"forge_remote_id": "1005"}, current, WOODPECKER_RULES).reasons == reasons

@@ -4,6 +4,7 @@ import anyio
 import pytest
 from mcp import Client
 
+from sandbox.seed import ADMIN_LOGIN
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import MODES, Person, harness_for
 
@@ -166,6 +167,27 @@ async def test_activating_asks_only_for_a_repository_woodpecker_already_holds(
                 result = await client.call_tool("activate_repository", {"forge_remote_id": forge_remote_id})
     assert len(person.questions) == asks
     assert _writes(sandbox) == ([] if asks else [("POST", "/api/repos")]), result.content
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_activating_asks_for_a_record_woodpecker_holds_but_does_not_list_for_the_caller(
+    sandbox: Sandbox, mode: str
+) -> None:
+    # GET /user/repos?all=true merges Woodpecker's records only where the caller has a permission row,
+    # and every sign-in prunes the rows of inactive repositories (server/api/login.go,
+    # updateRepoPermissions): the forge's entry comes without an id, yet POST /repos finds the record by
+    # forge_remote_id and brings back its trust flags, approval mode and secrets.
+    world = sandbox.world
+    world.forge_repos["1005"].admins = (ADMIN_LOGIN,)
+    del world.perms[(1, 5)]
+    person = Person("decline")
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(30):
+            async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
+                result = await client.call_tool("activate_repository", {"forge_remote_id": "1005"})
+    assert len(person.questions) == 1, result.content
+    assert "already holds a record" in person.questions[0]
+    assert _writes(sandbox) == [] and not world.repos[5].active
 
 
 @pytest.mark.parametrize("mode", MODES)

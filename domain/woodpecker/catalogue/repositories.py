@@ -3,6 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
+from domain.arguments import check_value
 from domain.tools import Arg, Endpoint, Fixed, GuardRule, Is, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, Listed, One
@@ -23,7 +24,8 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
-from domain.woodpecker.requests import Request, segment
+from domain.woodpecker.reads import Probe
+from domain.woodpecker.requests import Request, lookup_repository, segment
 from domain.woodpecker.results.errors import failed_repos
 
 # owner/name, or group/subgroup/name on GitLab; no segment may be "." or ".." (guard.md §3).
@@ -60,9 +62,35 @@ def _repository_before_update(args: Mapping[str, Any]) -> Request | None:
     return None
 
 
-def _forge_repositories(args: Mapping[str, Any]) -> Mapping[str, Request]:
-    """The forge's repositories for the caller, merged with Woodpecker's records (not paged)."""
-    return {"repos": Request("GET", "/api/user/repos", {"all": "true"})}
+# The full name a repository of the forge's list is looked up by, read as the lookup tool's argument.
+_LISTED_NAME = Param("full_name", "string", True, "", constraints=_FULL_NAME_RULES)
+
+
+def _record_by_name(args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request | None:
+    """Woodpecker's record under the full name of the forge's entry for this forge_remote_id, when that
+    entry carries no id: GET /user/repos?all=true merges a record only where the caller has a permission
+    row, and every sign-in prunes the rows of inactive repositories (server/api/login.go), so an entry
+    without an id does not say there is none. None (nothing to read, which asks) for a name that is not
+    a plain owner/name."""
+    listed = answers.get("repos")
+    entries = listed if isinstance(listed, list | tuple) else ()
+    wanted = args.get("forge_remote_id")
+    for entry in entries:
+        if isinstance(entry, Mapping) and entry.get("forge_remote_id") == wanted and not entry.get("id"):
+            name = entry.get("full_name")
+            if isinstance(name, str) and check_value(_LISTED_NAME, name)[0] is None:
+                return lookup_repository(name)
+            return None
+    return None
+
+
+def _forge_repositories(args: Mapping[str, Any]) -> Mapping[str, Request | Probe]:
+    """The forge's repositories for the caller, merged with Woodpecker's records (not paged), and
+    Woodpecker's record by the listed name when the list merged none into the entry."""
+    return {
+        "repos": Request("GET", "/api/user/repos", {"all": "true"}),
+        "record": Probe(_record_by_name),
+    }
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -253,7 +281,10 @@ TOOLS: tuple[ToolSpec, ...] = (
             "No request body; answers 200 with the repository (never 201).",
             (
                 "The guard reads GET /api/user/repos?all=true first: an inactive entry with this "
-                "forge_remote_id and an id is a record Woodpecker already holds; an unlisted one asks too."
+                "forge_remote_id and an id is a record Woodpecker already holds; an unlisted one asks too. "
+                "The list merges a record only where the caller has a permission row (each sign-in drops "
+                "those of inactive repositories), so an entry without an id is looked up by its full name: "
+                "only a 404 there says Woodpecker holds none."
             ),
             (
                 "400 'No forge_remote_id provided' for an empty value or '0'; 409 when already active; "
@@ -271,6 +302,11 @@ TOOLS: tuple[ToolSpec, ...] = (
                     r.REACTIVATES,
                     "Woodpecker already holds a record of it: its stored trusted flags, approval mode and "
                     "secrets come back as they were, and its pipelines run under the calling account's forge token.",
+                ),
+                because(
+                    r.RECORD_UNREAD,
+                    "This server could not read whether Woodpecker already holds a record of it; if it does, "
+                    "its stored trusted flags, approval mode and secrets come back as they were.",
                 ),
                 because(
                     r.UNKNOWN_RECORD,
