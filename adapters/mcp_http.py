@@ -7,7 +7,7 @@ one plain JSON body, which costs the server less per call (docs/adr/0021).
 """
 
 import json
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -50,9 +50,15 @@ class SessionOwners:
     A session id is a bearer of its own (it receives the session's pushed questions); without
     this, one authenticated caller who learned another's id could ride that session. Every
     session is opened through here, so an id this map does not hold was never opened or has
-    been forgotten: it is refused too (fail closed), and the least recently used id is the
-    one forgotten when the map is full. Its client then opens a new session, as it would
-    after the SDK's idle timeout.
+    been forgotten: it is refused too (fail closed). An id is forgotten when its session ends
+    (a DELETE answered, or the SDK no longer knowing it), or to make room.
+
+    Each session manager holds at most `capacity` sessions and refuses the next opener while
+    it is full, so room is made here first, as the token store makes it (docs/adr/0058): the
+    least recently used session of the principal holding the most in that manager (the
+    opener's own when tied) is closed in the SDK and forgotten. One caller's flood of sessions
+    then ends only its own, never another's that holds fewer. Its client opens a new session,
+    as it would after the SDK's idle timeout.
 
     With `plain` given, requests are split between two session managers: `app` (SSE
     responses, for sessions that may be pushed a question) and `plain` (JSON responses).
@@ -76,6 +82,9 @@ class SessionOwners:
         self._pushes = pushes
         self._max_body_bytes = max_body_bytes
         self._owners: OrderedDict[str, tuple[object, ASGIApp]] = OrderedDict()
+        # Per manager: the sessions remembered, and the openings under way.
+        self._held: Counter[ASGIApp] = Counter()
+        self._opening: Counter[ASGIApp] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -106,7 +115,17 @@ class SessionOwners:
                 )(scope, receive, send)
                 return
             self._owners.move_to_end(presented)
-            await owner[1](scope, receive, send)
+            closing = scope.get("method") == "DELETE"
+
+            async def forget_ended_session(message: Message) -> None:
+                # Closed by its client, or already ended in the SDK (idle): its id goes too.
+                if message["type"] == "http.response.start" and (
+                    message["status"] == 404 or (closing and message["status"] < 300)
+                ):
+                    self._forget(presented)
+                await send(message)
+
+            await owner[1](scope, receive, forget_ended_session)
             return
         target = self._app
         if self._plain is not None:
@@ -127,13 +146,65 @@ class SessionOwners:
                         self._remember(value.decode("latin-1"), principal, target)
             await send(message)
 
-        await target(scope, receive, remember_new_session)
+        # The books are kept before any await, so openers arriving together cannot overfill them.
+        full = self._held[target] + self._opening[target] >= self._capacity
+        ending = self._make_room(target, principal) if full else None
+        self._opening[target] += 1
+        try:
+            if ending is not None:
+                await _close_session(target, ending, scope)
+            await target(scope, receive, remember_new_session)
+        finally:
+            self._opening[target] -= 1
 
     def _remember(self, session_id: str, principal: object, app: ASGIApp) -> None:
+        self._forget(session_id)
         self._owners[session_id] = (principal, app)
-        self._owners.move_to_end(session_id)
-        while len(self._owners) > self._capacity:
-            self._owners.popitem(last=False)
+        self._held[app] += 1
+
+    def _forget(self, session_id: str) -> None:
+        owner = self._owners.pop(session_id, None)
+        if owner is not None:
+            self._held[owner[1]] -= 1
+
+    def _make_room(self, app: ASGIApp, opener: object) -> str | None:
+        """Forgets, and names for closing, the least recently used session of whoever holds the most
+        in `app` (the opener when tied); None when `app` holds none (openings fill it)."""
+        held = Counter(principal for principal, each in self._owners.values() if each is app)
+        if not held:
+            return None
+        most = max(held.values())
+        ending = next(
+            session_id
+            for session_id, (principal, each) in self._owners.items()
+            if each is app and held[principal] == most and (held[opener] < most or principal == opener)
+        )
+        self._forget(ending)
+        return ending
+
+
+async def _close_session(app: ASGIApp, session_id: str, opener: Scope) -> None:
+    """Ends `session_id` in its SDK manager as its client's DELETE would; the answer goes nowhere."""
+    hosts = [(k, v) for k, v in opener["headers"] if k.lower() == b"host"]
+    scope = {
+        **opener,
+        "method": "DELETE",
+        "query_string": b"",
+        "headers": [*hosts, (SESSION_HEADER, session_id.encode("latin-1"))],
+    }
+    asked = False
+
+    async def receive() -> Message:
+        nonlocal asked
+        if asked:
+            return {"type": "http.disconnect"}
+        asked = True
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def discard(message: Message) -> None:
+        return None
+
+    await app(scope, receive, discard)
 
 
 async def _peek_body(receive: Receive, limit: int) -> tuple[bytes | None, Receive]:
@@ -303,7 +374,7 @@ def build_http_app(
     managers.append(plain)
     endpoint = SessionOwners(
         StreamableHTTPASGIApp(managers[0]),
-        capacity=max_sessions * 2,
+        capacity=max_sessions,
         plain=StreamableHTTPASGIApp(plain),
         pushes=None if asks is None else _opens_a_session_that_can_be_asked(asks),
         max_body_bytes=max_body_bytes,

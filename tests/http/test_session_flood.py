@@ -40,7 +40,6 @@ async def open_sessions(url: str, bearer: str, count: int, *, close: bool) -> in
     return opened
 
 
-@pytest.mark.xfail(strict=True, reason="review finding: a full session manager refuses every other caller")
 async def test_a_callers_flood_of_sessions_does_not_lock_out_another_caller(sandbox: Sandbox) -> None:
     with anyio.fail_after(120):
         async with team_server(per_client_env(sandbox)) as url:
@@ -55,7 +54,6 @@ async def test_a_callers_flood_of_sessions_does_not_lock_out_another_caller(sand
     assert me.structured_content["user"]["login"] == sandbox.admin_login
 
 
-@pytest.mark.xfail(strict=True, reason="review finding: opening and closing sessions forgets others' ids")
 async def test_another_callers_live_session_outlasts_thousands_opened_and_closed(sandbox: Sandbox) -> None:
     with anyio.fail_after(180):
         async with (

@@ -24,7 +24,7 @@ class SessionApp:
         if presented is None:
             headers = [(b"mcp-session-id", f"s{next(self.numbers)}".encode())]
         else:
-            self.served.append(presented.decode())
+            self.served.append(f"{scope['method']} {presented.decode()}")
             headers = []
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": b"{}"})
@@ -60,11 +60,11 @@ async def test_sessions_are_bound_to_their_opener_and_a_forgotten_one_is_refused
         alice, bob = await open_as("alice"), await open_as("bob")
         assert await use("mallory", alice) == 404
         assert await use("alice", alice) == 200  # used last: bob's is now the least recent
-        await open_as("carol")  # the map is full, so bob's id is forgotten
+        await open_as("carol")  # the manager is full: bob's, used least recently of the tied, is closed
         assert await use("bob", bob) == 404
         assert await use("alice", alice) == 200
         assert await use("alice", "s999") == 404
-    assert sessions.served == ["s1", "s1"]
+    assert sessions.served == ["POST s1", "DELETE s2", "POST s1"]
 
 
 @pytest.mark.parametrize(
