@@ -3,7 +3,8 @@
 A token is sealed with the first key of a ring (every key opens, so keys rotate by
 prepending a new one) and the principal as associated data: a sealed value copied under
 another person's key does not open. What the store holds (process memory or Redis values)
-is `v1.<key id>.<base64 nonce+ciphertext>`; a link id is stored as its SHA-256 only.
+is `v1.<key id>.<base64 nonce+ciphertext>`; a link id is stored as its SHA-256 only, and the
+sign-in name a link shows is sealed the same way (with its own label).
 """
 
 import base64
@@ -12,6 +13,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 import redis.asyncio
@@ -19,7 +21,7 @@ import redis.exceptions
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ports.linked_tokens import LinkedToken
+from ports.linked_tokens import LinkedToken, PendingLink
 from ports.token_store import TokenStoreUnavailable
 from ports.woodpecker import Credential
 
@@ -27,6 +29,7 @@ KEY_BYTES = 32
 _NONCE_BYTES = 12
 _VERSION = "v1"
 _AAD_LABEL = b"woodpecker-ci-mcp linked token v1\0"
+_NAME_LABEL = b"woodpecker-ci-mcp link sign-in name v1\0"
 
 
 class TokenCipher:
@@ -39,12 +42,12 @@ class TokenCipher:
         self._first = hashlib.sha256(keys[0]).hexdigest()[:8]
         self._random_bytes = random_bytes
 
-    def seal(self, principal: str, plaintext: bytes) -> str:
+    def seal(self, principal: str, plaintext: bytes, label: bytes = _AAD_LABEL) -> str:
         nonce = self._random_bytes(_NONCE_BYTES)
-        sealed = self._ring[self._first].encrypt(nonce, plaintext, _AAD_LABEL + principal.encode())
+        sealed = self._ring[self._first].encrypt(nonce, plaintext, label + principal.encode())
         return f"{_VERSION}.{self._first}.{base64.urlsafe_b64encode(nonce + sealed).decode()}"
 
-    def open(self, principal: str, value: str) -> bytes | None:
+    def open(self, principal: str, value: str, label: bytes = _AAD_LABEL) -> bytes | None:
         version, _, rest = value.partition(".")
         key_id, _, blob = rest.partition(".")
         aead = self._ring.get(key_id)
@@ -52,20 +55,23 @@ class TokenCipher:
             return None
         try:
             raw = base64.urlsafe_b64decode(blob.encode())
-            return aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], _AAD_LABEL + principal.encode())
+            return aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], label + principal.encode())
         except (InvalidTag, ValueError):
             return None
 
 
 def _encode(token: LinkedToken) -> bytes:
-    return json.dumps({"t": token.credential.reveal(), "l": token.login, "at": token.linked_at}).encode()
+    data = {"t": token.credential.reveal(), "l": token.login, "at": token.linked_at, "a": token.announced}
+    return json.dumps(data).encode()
 
 
 def _decode(raw: bytes) -> LinkedToken | None:
     try:
         data = json.loads(raw)
-        return LinkedToken(Credential(str(data["t"])), str(data["l"]), float(data["at"]))
-    except (ValueError, KeyError, TypeError):
+        # A token linked before announcements were kept counts as announced: nothing to name now.
+        announced = data.get("a", True) is not False
+        return LinkedToken(Credential(str(data["t"])), str(data["l"]), float(data["at"]), announced)
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -76,6 +82,7 @@ def _digest(value: str) -> str:
 class _Backend(Protocol):
     async def get(self, key: str) -> str | None: ...
     async def set(self, key: str, value: str) -> None: ...
+    async def replace(self, key: str, old: str, new: str) -> bool: ...
     async def delete(self, key: str) -> bool: ...
     async def put_link(self, key: str, value: str, expires_at: float) -> None: ...
     async def peek_link(self, key: str) -> str | None: ...
@@ -102,24 +109,42 @@ class SealedLinkedTokens:
     async def remove(self, principal: str) -> bool:
         return await self._backend.delete("token:" + _digest(principal))
 
-    async def open_link(self, link_id: str, principal: str, expires_at: float) -> None:
-        await self._backend.put_link("link:" + _digest(link_id), f"{expires_at!r}|{principal}", expires_at)
+    async def announce(self, principal: str) -> LinkedToken | None:
+        key = "token:" + _digest(principal)
+        value = await self._backend.get(key)
+        raw = self._cipher.open(principal, value) if value is not None else None
+        token = _decode(raw) if raw is not None else None
+        if value is None or token is None or token.announced:
+            return None
+        # Only over the very value read: an unlink or a new link meanwhile is never undone.
+        told = self._cipher.seal(principal, _encode(replace(token, announced=True)))
+        return token if await self._backend.replace(key, value, told) else None
 
-    async def link_owner(self, link_id: str, now: float) -> str | None:
-        return _live(await self._backend.peek_link("link:" + _digest(link_id)), now)
+    async def open_link(self, link_id: str, principal: str, expires_at: float, sign_in_name: str) -> None:
+        name = self._cipher.seal(principal, sign_in_name.encode(), _NAME_LABEL)
+        await self._backend.put_link(
+            "link:" + _digest(link_id), f"{expires_at!r}|{principal}|{name}", expires_at
+        )
+
+    async def link_owner(self, link_id: str, now: float) -> PendingLink | None:
+        return self._live(await self._backend.peek_link("link:" + _digest(link_id)), now)
 
     async def take_link(self, link_id: str, now: float) -> str | None:
-        return _live(await self._backend.take_link("link:" + _digest(link_id)), now)
+        pending = self._live(await self._backend.take_link("link:" + _digest(link_id)), now)
+        return pending.principal if pending is not None else None
 
-
-def _live(value: str | None, now: float) -> str | None:
-    if value is None:
-        return None
-    expires, _, principal = value.partition("|")
-    try:
-        return principal if now < float(expires) and principal else None
-    except ValueError:
-        return None
+    def _live(self, value: str | None, now: float) -> PendingLink | None:
+        if value is None:
+            return None
+        expires, _, rest = value.partition("|")
+        principal, _, name = rest.partition("|")
+        try:
+            if not (now < float(expires) and principal):
+                return None
+        except ValueError:
+            return None
+        raw = self._cipher.open(principal, name, _NAME_LABEL) if name else None
+        return PendingLink(principal, raw.decode("utf-8", "replace") if raw is not None else "")
 
 
 class MemoryBackend:
@@ -145,6 +170,13 @@ class MemoryBackend:
             while len(self._tokens) > self._max:
                 self._tokens.popitem(last=False)
 
+    async def replace(self, key: str, old: str, new: str) -> bool:
+        with self._lock:
+            if self._tokens.get(key) != old:
+                return False
+            self._tokens[key] = new
+            return True
+
     async def delete(self, key: str) -> bool:
         with self._lock:
             return self._tokens.pop(key, None) is not None
@@ -161,6 +193,12 @@ class MemoryBackend:
     async def take_link(self, key: str) -> str | None:
         with self._lock:
             return self._links.pop(key, None)
+
+
+# SET only while the key still holds the value that was read: one script, so nothing runs in between.
+_REPLACE = (
+    "if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('set', KEYS[1], ARGV[2]) return 1 end return 0"
+)
 
 
 class RedisBackend:
@@ -188,6 +226,9 @@ class RedisBackend:
 
     async def set(self, key: str, value: str) -> None:
         await self._call("set", self._prefix + key, value)
+
+    async def replace(self, key: str, old: str, new: str) -> bool:
+        return bool(await self._call("eval", _REPLACE, 1, self._prefix + key, old, new))
 
     async def delete(self, key: str) -> bool:
         return bool(await self._call("delete", self._prefix + key))

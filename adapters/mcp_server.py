@@ -33,6 +33,7 @@ from domain.config import ConfigError
 from domain.guard import outcomes
 from domain.tools import Catalogue, ToolSpec
 from domain.toolsets import TOOLSETS_HEADER, Toolsets, admin_only
+from domain.visible import escape
 from domain.woodpecker.approval_view import (
     APP_MIME_TYPE,
     APP_TOOL,
@@ -43,7 +44,7 @@ from domain.woodpecker.approval_view import (
 from domain.woodpecker.resources import NotAResource, Template
 from domain.woodpecker.results import output_schema
 from ports.asker import Answer, no_answer
-from ports.linked_tokens import LinkOffer, TokenLinking
+from ports.linked_tokens import LinkedToken, LinkOffer, TokenLinking
 from ports.use_cases.caller_roles import CallerRoles
 from ports.use_cases.guarded import CallContext, Channel, Complete, GuardedCalls
 from ports.use_cases.resources import Resources
@@ -55,6 +56,9 @@ logger = logging.getLogger(__name__)
 # Set by the HTTP authentication middleware in the ASGI scope of an authenticated request.
 PRINCIPAL_SCOPE_KEY = "woodpecker_mcp.principal"
 CREDENTIAL_SCOPE_KEY = "woodpecker_mcp.credential"
+# Set by the OAuth gate: the linked token as stored, and the sign-in's name as people read it.
+LINKED_SCOPE_KEY = "woodpecker_mcp.linked_token"
+SIGN_IN_NAME_SCOPE_KEY = "woodpecker_mcp.sign_in_name"
 
 # The key of our one question in `inputRequests` / `inputResponses` (2026-07-28).
 CONFIRM_KEY = "confirm"
@@ -215,6 +219,11 @@ def _identity(
             credential if isinstance(credential, Credential) else app.credential,
         )
     return app.principal, app.credential
+
+
+def _scope_value(ctx: ServerRequestContext[Any, Any], key: str) -> object:
+    scope = getattr(ctx.request, "scope", None)
+    return scope.get(key) if isinstance(scope, Mapping) else None
 
 
 def _header(ctx: ServerRequestContext[Any, Any], name: str) -> str | None:
@@ -465,10 +474,30 @@ async def account_tool(name: str, principal: str | None, linking: TokenLinking) 
         structured: dict[str, Any] = {"linked": False}
         text = "Your sign-in is not linked to a Woodpecker token; any Woodpecker call offers a link."
     else:
-        when = datetime.fromtimestamp(token.linked_at, UTC).isoformat().replace("+00:00", "Z")
-        structured = {"linked": True, "woodpecker_login": token.login, "linked_at": when}
-        text = f"Your sign-in is linked to the Woodpecker account {token.login} (since {when})."
+        structured = {"linked": True, "woodpecker_login": token.login, "linked_at": _linked_at(token)}
+        text = f"{_linked_to(token)} {_NOT_YOURS}"
     return to_call_tool_result(ToolResult(structured=structured, text=text + "\n" + json.dumps(structured)))
+
+
+def _linked_at(token: LinkedToken) -> str:
+    return datetime.fromtimestamp(token.linked_at, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _linked_to(token: LinkedToken) -> str:
+    return (
+        f"Your sign-in is linked to the Woodpecker account {escape(token.login)} (since {_linked_at(token)})."
+    )
+
+
+_NOT_YOURS = (
+    "Every Woodpecker call of this sign-in runs with that account's rights; if it is not your own account, "
+    "call unlink_woodpecker_token (and revoke the token in Woodpecker if it is someone else's)."
+)
+
+
+def link_notice(token: LinkedToken) -> str:
+    """The line the first tool answer after a new link carries (docs/adr/0059)."""
+    return f"Newly linked: {_linked_to(token)} {_NOT_YOURS}"
 
 
 def _link_result(offer: LinkOffer, now: float, reason: str) -> types.CallToolResult:
@@ -500,7 +529,7 @@ async def link_first(
     app: McpApplication,
     linking: TokenLinking,
     principal: str,
-) -> Credential | types.CallToolResult | types.InputRequiredResult:
+) -> LinkedToken | types.CallToolResult | types.InputRequiredResult:
     """A signed-in person without a linked token: offer the linking page, the best way this client allows.
 
     2026-07-28 with URL elicitation: `input_required` with a URL request; the retry carries the
@@ -510,7 +539,8 @@ async def link_first(
     """
     modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     url_mode = declares_url_elicitation(ctx.session.client_capabilities)
-    offer = await linking.new_link(principal)
+    name = _scope_value(ctx, SIGN_IN_NAME_SCOPE_KEY)
+    offer = await linking.new_link(principal, name if isinstance(name, str) else "")
     now = datetime.now(UTC).timestamp()
     if url_mode and modern:
         if LINK_KEY in (params.input_responses or {}):
@@ -536,7 +566,7 @@ async def link_first(
                         await ctx.session.send_elicit_complete(
                             offer.elicitation_id, related_request_id=ctx.request_id
                         )
-                    return token.credential
+                    return token
         except Exception:
             logger.info("the link elicitation did not complete")
         return _link_result(offer, now, "The Woodpecker token was not linked.")
@@ -662,8 +692,15 @@ class _ToolHandlers:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         app = self.app
+        linked = _scope_value(ctx, LINKED_SCOPE_KEY)
+        linked = linked if isinstance(linked, LinkedToken) else None
         if app.linking is not None and params.name in ACCOUNT_TOOL_NAMES:
-            return await account_tool(params.name, _identity(ctx, app)[0], app.linking)
+            principal = _identity(ctx, app)[0]
+            answer = await account_tool(params.name, principal, app.linking)
+            if params.name != "get_woodpecker_link":
+                return answer
+            # It names the account itself: the announcement is made, without a second line saying so.
+            return await self._link_notice(answer, principal, linked, add=False)
         listed = await caller_tools(ctx, app, self.admin_tools)
         call = dataclasses.replace(
             call_context(ctx, params, app),
@@ -694,17 +731,59 @@ class _ToolHandlers:
             and name in self._needs_token
             and (listed is None or name in listed)
         ):
-            linked = await link_first(ctx, params, app, app.linking, call.principal)
-            if not isinstance(linked, Credential):
-                return linked
-            call = replace(call, credential=linked)
+            fresh = await link_first(ctx, params, app, app.linking, call.principal)
+            if not isinstance(fresh, LinkedToken):
+                return fresh
+            call, linked = replace(call, credential=fresh.credential), fresh
+        result = await self._run(ctx, params.name, call, name, arguments, listed)
+        return await self._link_notice(result, call.principal, linked)
+
+    async def _link_notice(
+        self,
+        answer: types.CallToolResult | types.InputRequiredResult,
+        principal: str | None,
+        linked: LinkedToken | None,
+        *,
+        add: bool = True,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """The first tool answer after a new link names the Woodpecker account linked (docs/adr/0059).
+
+        A question is no answer: the notice waits for the call's end. Several answers racing may
+        each carry it; none is lost to an unlink or a new link (the vault marks only the value read).
+        """
+        linking = self.app.linking
+        if linking is None or principal is None or linked is None or linked.announced:
+            return answer
+        if not isinstance(answer, types.CallToolResult):
+            return answer
+        try:
+            told = await linking.announce(principal)
+        except Exception as e:
+            logger.warning(
+                "the linked-token store could not mark a new link announced (%s)", type(e).__name__
+            )
+            return answer
+        if told is None or not add:
+            return answer
+        return answer.model_copy(
+            update={"content": [*answer.content, types.TextContent(text=link_notice(told))]}
+        )
+
+    async def _run(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        called: str,
+        call: CallContext,
+        name: str,
+        arguments: Any,
+        listed: frozenset[str] | None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        app = self.app
         try:
             outcome = await app.guarded.call(name, arguments, call)
         except Exception:
             # Never a protocol crash for a tool's own failure, and no internals on the wire.
-            logger.exception(
-                "tool %s failed unexpectedly", params.name if params.name in self.schemas else "?"
-            )
+            logger.exception("tool %s failed unexpectedly", called if called in self.schemas else "?")
             return to_call_tool_result(_INTERNAL_ERROR)
         if isinstance(outcome, Complete):
             return to_call_tool_result(outcome.result, listed)

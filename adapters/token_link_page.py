@@ -5,7 +5,9 @@ calls a tool) and answers who is linked. `TokenLinkPage` serves `/link/<id>` on 
 server's own origin: the link is a 256-bit secret that expires in minutes and works once; the
 form carries a CSRF token bound to the link (also in a SameSite=Strict cookie) and is only
 accepted from this origin; the page cannot be framed (CSP `frame-ancestors 'none'`,
-X-Frame-Options), is never cached and sends no referrer to other sites. The token is checked with
+X-Frame-Options), is never cached and sends no referrer to other sites. The page names the
+sign-in the link is for (from the access token that asked for it, kept with the link) and warns
+anyone else off; it cannot prove who is in the browser (docs/adr/0059). The token is checked with
 Woodpecker before it is stored, sealed, under the principal the link was issued to. It is
 never logged, and never shown back.
 """
@@ -23,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from domain.parsing.tokens import token_shaped
 from domain.parsing.urls import split_url
+from domain.visible import escape
 from ports.linked_tokens import LinkedToken, LinkedTokens, LinkOffer
 from ports.token_store import TokenStoreUnavailable
 from ports.woodpecker import Credential
@@ -67,10 +70,10 @@ class TokenLinks:
         self._random_token = random_token
         self._now = now
 
-    async def new_link(self, principal: str) -> LinkOffer:
+    async def new_link(self, principal: str, sign_in_name: str) -> LinkOffer:
         link_id = self._random_token()
         expires_at = self._now() + self.link_seconds
-        await self.vault.open_link(link_id, principal, expires_at)
+        await self.vault.open_link(link_id, principal, expires_at, sign_in_name)
         return LinkOffer(
             url=f"{self.public_origin}{LINK_PATH}{link_id}",
             elicitation_id=self._random_token(),
@@ -83,10 +86,13 @@ class TokenLinks:
     async def unlink(self, principal: str) -> bool:
         return await self.vault.remove(principal)
 
-    async def credential(self, principal: str) -> Credential | None:
-        """For the OAuth gate: the person's Woodpecker token for this request, if linked."""
-        token = await self.vault.token(principal)
-        return token.credential if token is not None else None
+    async def announce(self, principal: str) -> LinkedToken | None:
+        return await self.vault.announce(principal)
+
+
+def shown(text: str) -> str:
+    """Untrusted text for the page: invisible and bidi characters escaped, then HTML."""
+    return html.escape(escape(text))
 
 
 def _page(title: str, body: str, status: int = 200, cookie: str | None = None) -> HTMLResponse:
@@ -158,11 +164,13 @@ class TokenLinkPage:
         await response(scope, receive, send)
 
     async def _form(self, link_id: str, error: str | None = None, status: int = 200) -> HTMLResponse:
-        if await self._vault.link_owner(link_id, self._now()) is None:
+        pending = await self._vault.link_owner(link_id, self._now())
+        if pending is None:
             return _page("Link expired", _GONE, 410)
         csrf = self._csrf(link_id)
         notice = f'<p class="error" role="alert">{html.escape(error)}</p>' if error else ""
         body = (
+            f"{_for_whom(pending.sign_in_name)}"
             "<p>Paste a Woodpecker <strong>personal access token</strong> (Woodpecker: your avatar → "
             "<em>User settings</em> → <em>Personal access token</em>). The assistant will act on Woodpecker "
             "with exactly that account's rights. This page works once and expires in minutes.</p>"
@@ -202,7 +210,8 @@ class TokenLinkPage:
         if not matches:
             return _page("Refused", "<p>The form has expired; reload the page and try again.</p>", 403)
         now = self._now()
-        if await self._vault.link_owner(link_id, now) is None:
+        pending = await self._vault.link_owner(link_id, now)
+        if pending is None:
             return _page("Link expired", _GONE, 410)
         token = (form.get("token") or [""])[0].strip()
         if not token or len(token) > _MAX_TOKEN_CHARS or not token_shaped(token):
@@ -220,12 +229,32 @@ class TokenLinkPage:
         principal = await self._vault.take_link(link_id, self._now())
         if principal is None:
             return _page("Link expired", _GONE, 410)
-        await self._vault.store(principal, LinkedToken(credential, login, now))
+        await self._vault.store(principal, LinkedToken(credential, login, now, announced=False))
+        whose = (
+            f"The sign-in <strong>{shown(pending.sign_in_name)}</strong>"
+            if pending.sign_in_name
+            else "This link's sign-in"
+        )
         return _page(
             "Linked",
-            f"<p>Your sign-in is now linked to the Woodpecker account <strong>{html.escape(login)}</strong>. "
+            f"<p>{whose} is now linked to the Woodpecker account <strong>{shown(login)}</strong>: "
+            "the assistant of that sign-in acts on Woodpecker with this account's rights. "
             "Close this page and go back to your assistant.</p>",
         )
+
+
+def _for_whom(sign_in_name: str) -> str:
+    """The warning above the form: whose link this is, and that nobody else's token belongs here."""
+    whose = (
+        f"the sign-in <strong>{shown(sign_in_name)}</strong>"
+        if sign_in_name
+        else "one sign-in (it gave no name)"
+    )
+    return (
+        f'<p role="note">This link is for {whose}: a token pasted here is used by that sign-in\'s assistant. '
+        "<strong>Paste your token only if that sign-in is yours.</strong> Nobody else needs your token: "
+        "if someone sent you this link, do not use it.</p>"
+    )
 
 
 async def _read_body(receive: Receive) -> bytes | None:

@@ -28,6 +28,7 @@ from adapters.oauth_resource import IssuerKeys, JwtTokenVerifier, OAuthResourceG
 from adapters.token_link_page import CheckToken, TokenLinkPage, TokenLinks
 from domain.parsing.urls import is_loopback_host
 from entrypoints.settings import HttpSettings
+from ports.linked_tokens import LinkedToken
 from ports.woodpecker import Credential, NotConfigured, Request, Unauthorized, WoodpeckerGateway
 
 _ALL_INTERFACES = ("0.0.0.0", "::", "[::]", "")
@@ -108,7 +109,7 @@ def oauth_gate(
     app: ASGIApp,
     *,
     principal_key: bytes,
-    credential_for: Callable[[str], Awaitable[Credential | None]] | None = None,
+    linked_for: Callable[[str], Awaitable[LinkedToken | None]] | None = None,
 ) -> OAuthResourceGate:
     """OAuth mode's gate: the configured issuers, audience and scope (docs/oauth.md)."""
     assert http.resource_url is not None
@@ -120,7 +121,7 @@ def oauth_gate(
     )
     metadata = resource_metadata(http.resource_url, http.oauth_issuers, scopes, name="Woodpecker CI")
     return OAuthResourceGate(
-        app, verifier=verifier, metadata=metadata, principal_key=principal_key, credential_for=credential_for
+        app, verifier=verifier, metadata=metadata, principal_key=principal_key, linked_for=linked_for
     )
 
 
@@ -151,9 +152,7 @@ def build_team_app(
     )
     allowed_origins = http.allowed_origins
     if http.auth == "oauth":
-        app = oauth_gate(
-            http, app, principal_key=principal_key, credential_for=links.credential if links else None
-        )
+        app = oauth_gate(http, app, principal_key=principal_key, linked_for=links.linked if links else None)
         if links is not None and check_token is not None:
             # The linking page posts to its own origin, which must therefore pass the Origin check.
             csrf_key = hmac.new(principal_key, b"woodpecker-ci-mcp link csrf key v1", hashlib.sha256).digest()

@@ -13,6 +13,16 @@ class LinkedToken:
     credential: Credential
     login: str
     linked_at: float
+    # False until a tool answer of the sign-in has named the account (see `TokenLinking.announce`).
+    announced: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class PendingLink:
+    """A link not used yet: whose sign-in it is for, and that sign-in's name as its access token gave it."""
+
+    principal: str
+    sign_in_name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +51,9 @@ class LinkedTokens(Protocol):
         """Forget the person's token; True if there was one."""
         ...
 
-    async def open_link(self, link_id: str, principal: str, expires_at: float) -> None: ...
+    async def open_link(self, link_id: str, principal: str, expires_at: float, sign_in_name: str) -> None: ...
 
-    async def link_owner(self, link_id: str, now: float) -> str | None:
+    async def link_owner(self, link_id: str, now: float) -> PendingLink | None:
         """Whose pending link this is, without using it up; None if unknown, used or expired."""
         ...
 
@@ -51,12 +61,21 @@ class LinkedTokens(Protocol):
         """Use the link up (once, atomically) and answer whose it was; None if unknown, used or expired."""
         ...
 
+    async def announce(self, principal: str) -> LinkedToken | None:
+        """Mark the person's token announced, once fleet-wide: the token when this call did it; None when
+        it was announced already, replaced or removed meanwhile, or there is none."""
+        ...
+
 
 class TokenLinking(Protocol):
     """What the MCP adapter needs in OAuth mode: offer a link, tell who is linked, unlink."""
 
-    async def new_link(self, principal: str) -> LinkOffer: ...
+    async def new_link(self, principal: str, sign_in_name: str) -> LinkOffer: ...
 
     async def linked(self, principal: str) -> LinkedToken | None: ...
 
     async def unlink(self, principal: str) -> bool: ...
+
+    async def announce(self, principal: str) -> LinkedToken | None:
+        """The newly linked token, to name its account in one tool answer (see `LinkedTokens.announce`)."""
+        ...

@@ -4,7 +4,6 @@ import hashlib
 import hmac
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 from mcp.server.auth.routes import build_resource_metadata_url
 from mcp.shared.auth import ProtectedResourceMetadata
@@ -16,6 +15,7 @@ from adapters.oauth_resource.keys import IssuerUnavailable
 from adapters.oauth_resource.verifier import JwtTokenVerifier, TokenRejected
 from domain.parsing.tokens import bearer_of
 from domain.parsing.urls import split_url
+from ports.linked_tokens import LinkedToken
 
 logger = logging.getLogger(__name__)
 
@@ -23,6 +23,9 @@ WELL_KNOWN = "/.well-known/oauth-protected-resource"
 # The ASGI scope keys the MCP adapter reads (the same names the bearer gates set).
 PRINCIPAL_KEY = "woodpecker_mcp.principal"
 CREDENTIAL_KEY = "woodpecker_mcp.credential"
+# OAuth mode only: the person's linked token as stored, and their sign-in's name for people to read.
+LINKED_KEY = "woodpecker_mcp.linked_token"
+SIGN_IN_NAME_KEY = "woodpecker_mcp.sign_in_name"
 
 
 def oauth_principal(issuer: str, subject: str, principal_key: bytes) -> str:
@@ -65,8 +68,8 @@ class OAuthResourceGate:
     a token refused → 401 `invalid_token`; the scope missing → 403 `insufficient_scope`; an
     issuer whose keys cannot be read now → 503 with Retry-After. Every challenge names the
     metadata document. An accepted request travels inward with the principal (a keyed digest
-    of issuer and subject) and without its Authorization header; `credential_for`, when
-    given, supplies the person's linked Woodpecker token.
+    of issuer and subject), the sign-in's name (`sign_in_name` of the claims) and without its
+    Authorization header; `linked_for`, when given, supplies the person's linked Woodpecker token.
     """
 
     def __init__(
@@ -76,12 +79,12 @@ class OAuthResourceGate:
         verifier: JwtTokenVerifier,
         metadata: ProtectedResourceMetadata,
         principal_key: bytes,
-        credential_for: Callable[[str], Awaitable[Any]] | None = None,
+        linked_for: Callable[[str], Awaitable[LinkedToken | None]] | None = None,
     ) -> None:
         self.app = app
         self._verifier = verifier
         self._principal_key = principal_key
-        self._credential_for = credential_for
+        self._linked_for = linked_for
         self._document = metadata.model_dump(mode="json", exclude_none=True)
         # Exactly the audience tokens are checked against: the model's URL type writes a bare
         # origin with a "/" that a client would then ask its authorization server for.
@@ -133,17 +136,20 @@ class OAuthResourceGate:
         inner = dict(scope)
         inner["headers"] = [(k, v) for k, v in scope["headers"] if k.lower() != b"authorization"]
         inner[PRINCIPAL_KEY] = principal
-        inner.pop(CREDENTIAL_KEY, None)
-        if self._credential_for is not None:
+        inner[SIGN_IN_NAME_KEY] = str(access.claims.get("sign_in_name", ""))
+        for key in (CREDENTIAL_KEY, LINKED_KEY):
+            inner.pop(key, None)
+        if self._linked_for is not None:
             try:
-                credential = await self._credential_for(principal)
+                linked = await self._linked_for(principal)
             except Exception as e:
                 # Not knowing the person's token is not "no token": no link is offered, nothing runs.
                 logger.warning("the linked-token store could not be read (%s)", type(e).__name__)
                 await _try_again_later("token_store_unavailable", "Try again shortly.")(scope, receive, send)
                 return
-            if credential is not None:
-                inner[CREDENTIAL_KEY] = credential
+            if linked is not None:
+                inner[CREDENTIAL_KEY] = linked.credential
+                inner[LINKED_KEY] = linked
         await self.app(inner, receive, send)
 
     async def _serve_metadata(self, scope: Scope, receive: Receive, send: Send) -> None:

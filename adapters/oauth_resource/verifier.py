@@ -10,6 +10,9 @@ from adapters.oauth_resource.keys import IssuerKeys, IssuerUnavailable, allowed_
 
 DEFAULT_LEEWAY_SECONDS = 30
 _MAX_TOKEN_CHARS = 16 * 1024
+# The claims a person reads as who they signed in as, the first present one wins; `sub` is the last resort.
+NAME_CLAIMS = ("preferred_username", "email", "name")
+_MAX_NAME_CHARS = 200
 
 
 class TokenRejected(Exception):
@@ -19,6 +22,17 @@ class TokenRejected(Exception):
         super().__init__(description)
         self.error = error
         self.description = description
+
+
+def sign_in_name(claims: Mapping[str, Any]) -> str:
+    """Who the token says signed in, in words a person reads (the linking page names it)."""
+    for claim in (*NAME_CLAIMS, "sub"):
+        value = claims.get(claim)
+        if isinstance(value, str) and value.strip():
+            # One line, no control characters: it is shown on a page (escaped there for HTML and bidi).
+            name = "".join(c if c >= " " else "\ufffd" for c in " ".join(value.split()))
+            return name if len(name) <= _MAX_NAME_CHARS else name[: _MAX_NAME_CHARS - 1] + "…"
+    return ""
 
 
 def _scopes(claims: Mapping[str, Any]) -> list[str]:
@@ -80,7 +94,7 @@ class JwtTokenVerifier:
             expires_at=int(expires) if isinstance(expires, int | float) else None,
             resource=self.resource,
             subject=subject,
-            claims={"iss": keys.issuer},
+            claims={"iss": keys.issuer, "sign_in_name": sign_in_name(claims)},
         )
 
     async def _key_for(self, token: str) -> tuple[IssuerKeys, dict[str, Any], str]:

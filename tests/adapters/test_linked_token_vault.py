@@ -7,7 +7,7 @@ import anyio
 import pytest
 
 from adapters.linked_token_vault import MemoryBackend, RedisBackend, SealedLinkedTokens, TokenCipher
-from ports.linked_tokens import LinkedToken
+from ports.linked_tokens import LinkedToken, PendingLink
 from ports.woodpecker import Credential
 
 pytestmark = pytest.mark.anyio
@@ -47,11 +47,11 @@ async def test_the_first_key_seals_every_key_opens_and_a_dropped_key_opens_nothi
 
 async def test_a_link_works_once_and_not_after_it_expires() -> None:
     v = vault(MemoryBackend())
-    await v.open_link("link-1", "alice", expires_at=100.0)
-    assert await v.link_owner("link-1", now=50.0) == "alice"
+    await v.open_link("link-1", "alice", expires_at=100.0, sign_in_name="alice@example.org")
+    assert await v.link_owner("link-1", now=50.0) == PendingLink("alice", "alice@example.org")
     assert await v.take_link("link-1", now=50.0) == "alice"
     assert await v.take_link("link-1", now=50.0) is None
-    await v.open_link("link-2", "alice", expires_at=100.0)
+    await v.open_link("link-2", "alice", expires_at=100.0, sign_in_name="alice@example.org")
     assert await v.link_owner("link-2", now=100.0) is None
     assert await v.take_link("link-2", now=100.0) is None
 
@@ -65,7 +65,7 @@ async def test_in_redis_two_replicas_racing_take_a_link_once_and_read_each_other
     try:
         await a.store("alice", token())
         assert (await b.token("alice")) == token()
-        await a.open_link("shared-link", "alice", expires_at=2e9)
+        await a.open_link("shared-link", "alice", expires_at=2e9, sign_in_name="alice")
         winners: list[str | None] = []
 
         async def take(v: SealedLinkedTokens) -> None:

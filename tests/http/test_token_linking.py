@@ -332,7 +332,7 @@ async def test_an_expired_link_is_refused_by_the_page_before_woodpecker_is_asked
     page = TokenLinkPage(
         EchoApp(), links=links, check=check, csrf_key=secrets.token_bytes(32), now=lambda: clock[0]
     )
-    offer = await links.new_link("alice")
+    offer = await links.new_link("alice", "alice")
     async with serve_asgi(page) as url:
         link = offer.url.replace("http://127.0.0.1", url)
         fresh, csrf, cookie = await open_page(link)
@@ -376,7 +376,7 @@ async def test_whatever_csrf_field_and_cookie_arrive_the_page_refuses_without_fa
     csrf: str, cookie: str
 ) -> None:
     page, links = memory_page(never_asked)
-    offer = await links.new_link("alice")
+    offer = await links.new_link("alice", "alice")
     transport = httpx.ASGITransport(app=page)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
         answer = await client.post(
@@ -398,7 +398,7 @@ async def test_whatever_form_is_posted_without_the_pages_csrf_value_is_refused_w
     fields: list[tuple[str, str]],
 ) -> None:
     page, links = memory_page(never_asked)
-    offer = await links.new_link("alice")
+    offer = await links.new_link("alice", "alice")
     form = {"Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1"}
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=page), base_url="http://127.0.0.1"
@@ -412,7 +412,7 @@ async def test_a_linked_token_store_that_cannot_be_reached_is_a_retryable_page_n
     # One page with a working store hands out the form; its twin (same keys) has lost its store.
     key, link_id = secrets.token_bytes(32), secrets.token_urlsafe(32)
     working, links = memory_page(never_asked, csrf_key=key, link_id=link_id)
-    offer = await links.new_link("alice")
+    offer = await links.new_link("alice", "alice")
     unreachable = SealedLinkedTokens(
         RedisBackend(f"redis://:store-password@127.0.0.1:{free_port()}/0", timeout_seconds=5),
         TokenCipher([secrets.token_bytes(32)], os.urandom),
