@@ -80,3 +80,46 @@ async def test_in_redis_two_replicas_racing_take_a_link_once_and_read_each_other
     finally:
         await first.aclose()
         await second.aclose()
+
+
+def fresh(value: str = CANARY, login: str = "bob") -> LinkedToken:
+    return LinkedToken(Credential(value), login, 1_700_000_000.0, announced=False)
+
+
+async def announcements(v: SealedLinkedTokens) -> None:
+    """One new link is announced once; an unlink or a newer link meanwhile is never undone by it."""
+    await v.store("alice", fresh())
+    assert await v.announce("alice") == fresh()
+    assert await v.announce("alice") is None
+    assert await v.token("alice") == token()  # the same token, now announced
+    await v.store("alice", fresh())
+    await v.remove("alice")
+    assert await v.announce("alice") is None and await v.token("alice") is None
+    await v.store("alice", fresh(login="carol"))
+    assert await v.announce("bob") is None
+    assert await v.announce("alice") == fresh(login="carol")
+
+
+async def test_a_new_link_is_announced_once_and_an_unlink_stays_done() -> None:
+    await announcements(vault(MemoryBackend()))
+
+
+async def test_an_announcement_over_a_value_replaced_meanwhile_changes_nothing() -> None:
+    backend = MemoryBackend()
+    v = vault(backend)
+    await v.store("alice", fresh())
+    [read] = [value for value in backend.values() if value.startswith("v1.")]
+    await v.store("alice", fresh(login="carol"))
+    key = "token:" + hashlib.sha256(b"alice").hexdigest()
+    assert await backend.replace(key, read, "v1.x.y") is False
+    assert await v.announce("alice") == fresh(login="carol")
+
+
+@pytest.mark.redis
+async def test_in_redis_a_new_link_is_announced_once_and_an_unlink_stays_done(redis_url: str) -> None:
+    backend = RedisBackend(redis_url, prefix=f"test-announce:{os.urandom(4).hex()}:")
+    try:
+        await announcements(vault(backend))
+        await backend.delete("token:" + hashlib.sha256(b"alice").hexdigest())
+    finally:
+        await backend.aclose()

@@ -126,6 +126,15 @@ def redis_values(url: str) -> dict[bytes, bytes | None]:
         client.close()
 
 
+def notices(result: types.CallToolResult) -> list[str]:
+    """The lines that name a newly linked Woodpecker account (the first answer after a link carries one)."""
+    return [
+        c.text
+        for c in result.content
+        if isinstance(c, types.TextContent) and c.text.startswith("Newly linked")
+    ]
+
+
 def logins(sandbox: Sandbox) -> list[str | None]:
     return [r.login for r in sandbox.requests]
 
@@ -148,6 +157,9 @@ async def test_a_url_elicitation_links_the_persons_token_and_the_call_runs_as_th
     assert not me.is_error, me.content
     assert me.structured_content["user"]["login"] == sandbox.user_login
     assert again.structured_content["user"]["login"] == sandbox.user_login
+    # The call that waited for (2025-11-25) or followed (2026-07-28) the link names the account, once.
+    assert [sandbox.user_login in n for n in notices(me)] == [True]
+    assert notices(again) == notices(link) == []
     assert link.structured_content == {
         "linked": True,
         "woodpecker_login": sandbox.user_login,
@@ -279,6 +291,9 @@ async def test_two_processes_sharing_redis_see_the_same_link_and_token_and_the_c
             stop_together(a, b)
     assert linked.status_code == 200
     assert results[1].structured_content["user"]["login"] == sandbox.user_login
+    # Announced once for the fleet (in Redis): B's first answer names the account, A's does not.
+    assert [sandbox.user_login in n for n in notices(results[1])] == [True]
+    assert notices(results[2]) == notices(results[3]) == []
     assert not results[3].is_error
     assert results[4].structured_content == {"unlinked": True}
     assert results[5].structured_content["error"] == "woodpecker_token_not_linked"
