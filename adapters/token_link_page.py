@@ -90,7 +90,7 @@ class TokenLinks:
         return await self.vault.announce(principal)
 
 
-def shown(text: str) -> str:
+def _shown(text: str) -> str:
     """Untrusted text for the page: invisible and bidi characters escaped, then HTML."""
     return html.escape(escape(text))
 
@@ -231,13 +231,13 @@ class TokenLinkPage:
             return _page("Link expired", _GONE, 410)
         await self._vault.store(principal, LinkedToken(credential, login, now, announced=False))
         whose = (
-            f"The sign-in <strong>{shown(pending.sign_in_name)}</strong>"
+            f"The sign-in <strong>{_shown(pending.sign_in_name)}</strong>"
             if pending.sign_in_name
             else "This link's sign-in"
         )
         return _page(
             "Linked",
-            f"<p>{whose} is now linked to the Woodpecker account <strong>{shown(login)}</strong>: "
+            f"<p>{whose} is now linked to the Woodpecker account <strong>{_shown(login)}</strong>: "
             "the assistant of that sign-in acts on Woodpecker with this account's rights. "
             "Close this page and go back to your assistant.</p>",
         )
@@ -246,7 +246,7 @@ class TokenLinkPage:
 def _for_whom(sign_in_name: str) -> str:
     """The warning above the form: whose link this is, and that nobody else's token belongs here."""
     whose = (
-        f"the sign-in <strong>{shown(sign_in_name)}</strong>"
+        f"the sign-in <strong>{_shown(sign_in_name)}</strong>"
         if sign_in_name
         else "one sign-in (it gave no name)"
     )
