@@ -366,6 +366,21 @@ async def test_client_errors_become_named_errors_with_a_hint(
     assert len(scripted_server.requests) == 1
 
 
+async def test_a_404_at_the_root_says_the_url_is_not_a_woodpecker_root(
+    scripted_server: ScriptedServer, make_gateway: GatewayFactory
+) -> None:
+    # Something else answers at this URL (another web server, a wrong sub-path): no id to check.
+    gateway = make_gateway(scripted_server.url)
+    scripted_server.then(raw_response(404), raw_response(404))
+    with anyio.fail_after(5), pytest.raises(NotFound) as caught:
+        await gateway.send(Request("GET", "/version"), None)
+    assert_clean(caught.value)
+    assert "not as the root of a Woodpecker server" in str(caught.value)
+    with anyio.fail_after(5), pytest.raises(NotFound) as caught:
+        await gateway.send(Request("GET", "/api/agents/9"), None)
+    assert "root" not in str(caught.value)
+
+
 async def test_a_401_names_the_token_that_was_refused(
     scripted_server: ScriptedServer, make_gateway: GatewayFactory
 ) -> None:
