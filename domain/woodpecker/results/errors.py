@@ -123,9 +123,8 @@ def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, fault: Fault | Non
             )
         if tool.name == "resolve":
             return (
-                "Not found (404): the repository, pipeline or step does not exist, or this account cannot see "
-                "it. list_repositories shows the repositories this account sees, list_pipelines a repository's "
-                "pipelines.",
+                "list_repositories shows the repositories this account sees, list_pipelines a repository's "
+                "pipelines and get_pipeline a pipeline's steps.",
                 None,
             )
         if tool.name == "lookup_repository":
