@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from domain.guard.fingerprint import CONFIRM_TOKEN_ARG
 from domain.parsing.urls import BadUrl, Url, split_url
 from domain.tools import Is, Param, ToolSpec, When
 
@@ -322,7 +323,13 @@ def _check_value(param: Param, value: Any) -> tuple[str | None, Any]:
         return None, value
     if param.type == "string":
         problem = _check_string(value, spec)
-        if problem is not None and "expected form" in problem:
+        if problem is not None and "expected form" in problem and param.name == CONFIRM_TOKEN_ARG:
+            # Its listed schema says nothing of it: a model that made one up learns here where one comes from.
+            problem = (
+                "is not a token this server issued (32 lower-case hex characters); call this tool again "
+                "without confirm_token to get one, then pass it unchanged"
+            )
+        elif problem is not None and "expected form" in problem:
             problem += _brief(param)
         return problem, value
     if param.type == "integer":

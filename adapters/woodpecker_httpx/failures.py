@@ -20,7 +20,15 @@ class Retry(Exception):
 
 def error_for(status: int, detail: str | None, path: str, sent: Sent) -> WoodpeckerError:
     """The port error for a non-2xx answer; `sent` is which token went: none, our own, or the client's."""
-    return failed(Answered(status, detail, repository=path.startswith("/api/repos/"), sent=sent))
+    return failed(
+        Answered(
+            status,
+            detail,
+            repository=path.startswith("/api/repos/"),
+            sent=sent,
+            root=not path.startswith("/api/"),
+        )
+    )
 
 
 def raise_transport(

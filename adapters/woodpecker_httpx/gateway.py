@@ -50,6 +50,7 @@ class HttpxWoodpeckerGateway:
         backoff_base: float = 0.5,
         backoff_cap: float = 8.0,
         max_retry_after: float = 30.0,
+        retry_budget: float = 30.0,
         deadline: float | None = None,
         log_deadline: float | None = None,
         user_agent: str = "woodpecker-ci-mcp",
@@ -74,6 +75,7 @@ class HttpxWoodpeckerGateway:
             backoff_base=backoff_base,
             backoff_cap=backoff_cap,
             max_retry_after=max_retry_after,
+            retry_budget=retry_budget,
             user_agent=user_agent,
             trust_env=trust_env,
         )

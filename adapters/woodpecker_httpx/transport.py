@@ -92,6 +92,7 @@ class HttpxTransport:
         backoff_base: float = 0.5,
         backoff_cap: float = 8.0,
         max_retry_after: float = 30.0,
+        retry_budget: float = 30.0,
         user_agent: str = "woodpecker-ci-mcp",
         trust_env: bool = True,
     ) -> None:
@@ -105,6 +106,9 @@ class HttpxTransport:
         self._backoff_base = backoff_base
         self._backoff_cap = backoff_cap
         self._max_retry_after = max_retry_after
+        # All the waits of one request together: past it the error is answered, so that a read
+        # answers before common clients stop waiting (60 s) rather than after three long waits.
+        self._retry_budget = retry_budget
         self._root: httpx.URL | None = None
         self._urls: dict[str, httpx.URL] = {}  # each path's URL under the root, as _target built it
         self._transport: httpx.AsyncBaseTransport | None = None
@@ -190,13 +194,16 @@ class HttpxTransport:
         )
         self._check_outgoing(request, call, secret is not None)
         attempts = 1 + (self._retries if call.idempotent_read else 0)
+        waited = 0.0
         for attempt in range(attempts):
             try:
                 return await self._attempt(transport, request, call, secret, consume, deadline)
             except Retry as retry:
-                if attempt + 1 >= attempts:
+                delay = self._delay(attempt, retry.wait)
+                if attempt + 1 >= attempts or waited + delay > self._retry_budget:
                     raise retry.error from None
-                await self._sleep(self._delay(attempt, retry.wait))
+                waited += delay
+                await self._sleep(delay)
         raise AssertionError("unreachable")  # the loop always returns or raises
 
     async def _attempt(

@@ -45,6 +45,7 @@ class Answered(_Fact):
     detail: str | None = None  # Woodpecker's own error text: shortened, never HTML, no token in it
     repository: bool = False  # the request was for a repository or something in one (/api/repos/...)
     sent: Sent = "own"
+    root: bool = False  # the request went to a root route (/version, /healthz), not under /api/
 
     @property
     def quotes_detail(self) -> bool:
@@ -76,14 +77,21 @@ class Answered(_Fact):
                 "call get_current_user to see this account's rights"
             )
         if status == 404:
-            if self.repository:
-                hint = (
-                    "for a repository it may exist in the forge but not be activated in Woodpecker "
-                    "(list_repositories with include_inactive=true), or this account cannot see it"
+            if self.root:
+                # Every Woodpecker serves /version at its root: this URL is something else.
+                return (
+                    f"Not found (HTTP 404){said}: WOODPECKER_URL answers, but not as the root of a Woodpecker "
+                    "server (it has no /version); set it to the address Woodpecker opens at, with the "
+                    "sub-path it is served under if it has one"
                 )
-            else:
-                hint = "check the id or name (list the objects first to find it)"
-            return f"Not found (HTTP 404){said} — {hint}"
+            if self.repository:
+                return (
+                    f"Not found (HTTP 404){said} — the repository or what the call names in it does not "
+                    "exist, or this account cannot see it; a repository may also exist in the forge but not "
+                    "be activated in Woodpecker (list_repositories with include_inactive=true)"
+                )
+            # What to look in depends on the call: the error result's hint names it.
+            return f"Not found (HTTP 404){said}"
         if status == 409:
             return (
                 f"Woodpecker reports a conflict (HTTP 409){said or ': the object exists already or is in use'}; "
@@ -112,6 +120,8 @@ class Answered(_Fact):
             return frozenset({"check_connection"})
         if self.status == 403:
             return frozenset({"check_rights"})
+        if self.status == 404 and self.root:
+            return _URL
         if self.status == 404 and self.repository:
             return frozenset({"activation"})
         return frozenset({"retry_later"}) if self.status >= 500 else frozenset()

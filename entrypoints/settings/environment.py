@@ -7,6 +7,7 @@ values (which may be secrets) out of every error, and each validator phrases its
 the variable, the problem and the fix.
 """
 
+import difflib
 from collections.abc import Iterable, Mapping, MutableMapping
 
 from pydantic import ValidationError
@@ -51,13 +52,35 @@ def _take_token(environ: MutableMapping[str, str]) -> Credential | None:
     return parse_token(raw.strip())
 
 
+# Woodpecker's own server, agent and CLI read WOODPECKER_* variables too, so outside our own
+# WOODPECKER_MCP_ prefix only a near miss of a name this server reads is taken for a typo
+# (WOODPECKER_READONLY=true would otherwise serve every write tool without a word). The cutoff
+# keeps Woodpecker's own names (WOODPECKER_OPEN is 0.9 from WOODPECKER_TOKEN) out.
+_NEAR_MISS = 0.92
+_UNPREFIXED = sorted(
+    name
+    for name in KNOWN_VARIABLES
+    if name.startswith("WOODPECKER_") and not name.startswith("WOODPECKER_MCP_")
+)
+
+
 def _unknown_variables(environ: Mapping[str, str]) -> list[str]:
     # A typo in an optional variable would otherwise be silently ignored.
-    return [
-        line(f"{name} is not a variable this server reads (see --help); it is ignored")
-        for name in sorted(environ)
-        if name.startswith("WOODPECKER_MCP_") and name not in KNOWN_VARIABLES
-    ]
+    warnings = []
+    for name in sorted(environ):
+        if name in KNOWN_VARIABLES or not name.startswith("WOODPECKER_"):
+            continue
+        ours = name.startswith("WOODPECKER_MCP_")
+        meant = difflib.get_close_matches(
+            name, sorted(KNOWN_VARIABLES) if ours else _UNPREFIXED, 1, _NEAR_MISS
+        )
+        if not ours and not meant:
+            continue
+        guess = f"; did you mean {meant[0]}?" if meant else ""
+        warnings.append(
+            line(f"{name} is not a variable this server reads (see --help); it is ignored{guess}")
+        )
+    return warnings
 
 
 def _error_lines(error: ValidationError) -> list[str]:

@@ -121,6 +121,12 @@ def test_every_per_page_is_bounded_by_woodpeckers_cap_and_every_confirm_token_is
     assert seen_per_page >= 10 and seen_token == 34
 
 
+def test_a_made_up_confirm_token_says_how_to_get_a_real_one() -> None:
+    # The listed schema carries no description for it: a model that guesses a token reads only this.
+    message = _refusal("delete_pipeline", {"repo_id": 1, "number": 2, "confirm_token": "yes"})
+    assert "without confirm_token" in message and "pattern" not in message, message
+
+
 def test_defaults_are_applied_and_keys_come_in_catalogue_order() -> None:
     args = validate(WOODPECKER_TOOLS.get("list_pipelines"), {"per_page": 5, "repo_id": 3})
     assert args == {"repo_id": 3, "page": 1, "per_page": 5}

@@ -137,3 +137,39 @@ def test_a_rejected_token_says_get_server_info_once_and_a_refused_connection_add
             tool, {"repo_id": 1}, kind=_kind(error), message=str(error), fault=error.fault
         ).text
         assert text.count("get_server_info") == times, text
+
+
+def _not_found(tool: str, args: dict[str, object], fact: Answered) -> str:
+    error = failed(fact)
+    spec = WOODPECKER_TOOLS.get(tool)
+    return results.failure(spec, args, kind=_kind(error), message=str(error), fault=error.fault).text
+
+
+def test_a_missing_object_in_a_repository_is_not_blamed_on_the_repository_alone() -> None:
+    # A pipeline number the repository does not have answered "it may not be activated" only.
+    text = _not_found("get_pipeline", {"repo_id": 1, "number": 999}, Answered(404, repository=True))
+    assert "does not exist" in text and "list_pipelines shows the pipelines of repository 1" in text, text
+    assert "include_inactive=true" in text  # the repository may still be the one missing
+    cron = _not_found("get_cron", {"repo_id": 1, "cron_id": 9}, Answered(404, repository=True))
+    assert "list_crons shows the crons of repository 1" in cron, cron
+
+
+def test_a_404_outside_a_repository_names_the_list_to_look_in_once() -> None:
+    text = _not_found("get_agent", {"agent_id": 99}, Answered(404))
+    assert "list_agents shows the existing ones" in text, text
+    assert text.count("Not found") == 1 and text.lower().count("check the id") == 1, text
+
+
+def test_a_404_at_the_server_root_says_the_url_is_not_a_woodpecker_root() -> None:
+    text = _not_found("get_server_info", {}, Answered(404, root=True))
+    assert "WOODPECKER_URL" in text and "list_" not in text and "check the id" not in text.lower(), text
+    # A call that names nothing cannot miss an object: the URL is the likelier cause.
+    listing = _not_found("list_repositories", {}, Answered(404))
+    assert "get_server_info" in listing and "check the id" not in listing.lower(), listing
+
+
+def test_get_server_info_does_not_tell_to_call_itself() -> None:
+    error = failed(Unreachable("connect"))
+    tool = WOODPECKER_TOOLS.get("get_server_info")
+    text = results.failure(tool, {}, kind=_kind(error), message=str(error), fault=error.fault).text
+    assert "get_server_info failed: Could not connect" in text and text.count("get_server_info") == 1, text

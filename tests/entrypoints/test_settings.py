@@ -274,6 +274,34 @@ def test_an_unknown_woodpecker_mcp_variable_warns_as_a_likely_typo() -> None:
     assert not [w for w in warnings if "WOODPECKER_SERVER" in w]
 
 
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [
+        ("WOODPECKER_READONLY", "WOODPECKER_READ_ONLY"),
+        ("WOODPECKER_TOOLSET", "WOODPECKER_TOOLSETS"),
+        ("WOODPECKER_ALLOWED_TOOLS", "WOODPECKER_ALLOW_TOOLS"),
+        ("WOODPECKER_DENY_TOOL", "WOODPECKER_DENY_TOOLS"),
+    ],
+)
+def test_a_near_miss_of_a_woodpecker_variable_warns_and_names_the_one_meant(typo: str, meant: str) -> None:
+    # WOODPECKER_READONLY=true silently served every write tool: the operator believed it read-only.
+    warnings = read_settings({typo: "true"}).warnings
+    assert [w for w in warnings if typo in w and f"did you mean {meant}?" in w], warnings
+
+
+def test_woodpeckers_own_variables_beside_this_server_do_not_warn() -> None:
+    # The server, agent and CLI of Woodpecker read WOODPECKER_* too; an environment may hold them.
+    own = (
+        "WOODPECKER_SERVER",
+        "WOODPECKER_HOST",
+        "WOODPECKER_OPEN",
+        "WOODPECKER_AGENT_SECRET",
+        "WOODPECKER_ADMIN",
+    )
+    warnings = read_settings(dict.fromkeys(own, "x")).warnings
+    assert not [w for w in warnings if any(name in w for name in own)], warnings
+
+
 def test_every_variable_of_the_behaviour_table_is_known() -> None:
     assert {
         "WOODPECKER_URL",

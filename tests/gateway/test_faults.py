@@ -129,6 +129,21 @@ async def test_429_with_retry_after_is_retried_for_a_get_after_the_asked_wait_ca
     assert sleeps.waits == [2.0, 10.0]
 
 
+async def test_the_waits_of_one_read_stop_at_its_budget_so_it_answers_before_a_client_gives_up(
+    scripted_server: ScriptedServer, make_gateway: GatewayFactory, sleeps: SleepRecorder
+) -> None:
+    # Three asked waits of 25 s each (each under the 30 s cap) kept one read from answering for
+    # 75 s and more: past the 60 s after which common clients stop waiting, so nobody read the 429.
+    gateway = make_gateway(scripted_server.url)
+    scripted_server.then(*(raw_response(429, headers=[("Retry-After", "25")]) for _ in range(2)))
+    with anyio.fail_after(5), pytest.raises(Unavailable) as caught:
+        await gateway.send(GET, None)
+    assert caught.value.status == 429 and "try again" in str(caught.value)
+    assert sum(sleeps.waits) <= 30.0, sleeps.waits
+    assert len(scripted_server.requests) == 2
+    await next_call_works(scripted_server, gateway)
+
+
 async def test_429_on_a_post_is_reported_at_once(
     scripted_server: ScriptedServer, make_gateway: GatewayFactory, sleeps: SleepRecorder
 ) -> None:
@@ -364,6 +379,21 @@ async def test_client_errors_become_named_errors_with_a_hint(
     assert hint in str(caught.value)
     assert caught.value.status == status
     assert len(scripted_server.requests) == 1
+
+
+async def test_a_404_at_the_root_says_the_url_is_not_a_woodpecker_root(
+    scripted_server: ScriptedServer, make_gateway: GatewayFactory
+) -> None:
+    # Something else answers at this URL (another web server, a wrong sub-path): no id to check.
+    gateway = make_gateway(scripted_server.url)
+    scripted_server.then(raw_response(404), raw_response(404))
+    with anyio.fail_after(5), pytest.raises(NotFound) as caught:
+        await gateway.send(Request("GET", "/version"), None)
+    assert_clean(caught.value)
+    assert "not as the root of a Woodpecker server" in str(caught.value)
+    with anyio.fail_after(5), pytest.raises(NotFound) as caught:
+        await gateway.send(Request("GET", "/api/agents/9"), None)
+    assert "root" not in str(caught.value)
 
 
 async def test_a_401_names_the_token_that_was_refused(

@@ -359,8 +359,8 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
     ("chown_repository", "bob", {"repo_id": 2}, "forbidden", "403"),
     ("delete_repository", "bob", {"repo_id": 1}, "forbidden", "get_current_user"),
     ("list_pipelines", "ada", {"repo_id": 999}, "not_found", "include_inactive=true"),
-    ("get_pipeline", "ada", {"repo_id": 1, "number": 999}, "not_found", "404"),
-    ("get_pipeline_config", "ada", {"repo_id": 1, "number": 999}, "not_found", "404"),
+    ("get_pipeline", "ada", {"repo_id": 1, "number": 999}, "not_found", "list_pipelines shows"),
+    ("get_pipeline_config", "ada", {"repo_id": 1, "number": 999}, "not_found", "list_pipelines shows"),
     ("get_pipeline_metadata", "eve", {"repo_id": 1, "number": 2}, "not_found", "404"),
     ("list_queued_pipelines", "bob", {}, "forbidden", "get_current_user"),
     (
@@ -376,8 +376,14 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
     ("decline_pipeline", "ada", {"repo_id": 1, "number": 1}, "server_error", "get_pipeline"),
     ("delete_pipeline", "ada", {"repo_id": 1, "number": 13}, "rejected", "422"),
     ("get_step_logs", "ada", {"repo_id": 1, "number": 3, "step_id": 10204}, "not_found", "get_pipeline"),
-    ("get_pipeline_failure_summary", "ada", {"repo_id": 1, "number": 999}, "not_found", "404"),
-    ("wait_for_pipeline", "ada", {"repo_id": 1, "number": 999}, "not_found", "404"),
+    (
+        "get_pipeline_failure_summary",
+        "ada",
+        {"repo_id": 1, "number": 999},
+        "not_found",
+        "list_pipelines shows",
+    ),
+    ("wait_for_pipeline", "ada", {"repo_id": 1, "number": 999}, "not_found", "list_pipelines shows"),
     (
         "search_step_logs",
         "ada",
@@ -389,12 +395,12 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 13, "step_id": 11303}, "rejected", "422"),
     ("delete_pipeline_logs", "ada", {"repo_id": 1, "number": 13}, "rejected", "422"),
     ("list_secrets", "bob", {"scope": S, "org_id": 4}, "forbidden", "get_current_user"),
-    ("get_secret", "ada", {"scope": R, "repo_id": 1, "name": "nope"}, "not_found", "404"),
+    ("get_secret", "ada", {"scope": R, "repo_id": 1, "name": "nope"}, "not_found", "list_secrets shows"),
     ("create_secret", "bob", {"scope": G, "name": "x", "value": "v", "events": ["push"]}, "forbidden", "403"),
     ("update_secret", "ada", {"scope": G, "name": "nope", "note": "n"}, "not_found", "404"),
     ("delete_secret", "ada", {"scope": G, "name": "nope"}, "not_found", "404"),
     ("list_registries", "eve", {"scope": R, "repo_id": 1}, "not_found", "404"),
-    ("get_registry", "ada", {"scope": G, "address": "nope.io"}, "not_found", "404"),
+    ("get_registry", "ada", {"scope": G, "address": "nope.io"}, "not_found", "list_registries shows"),
     (
         "create_registry",
         "bob",
@@ -405,30 +411,30 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
     ("update_registry", "ada", {"scope": G, "address": "nope.io", "username": "u"}, "not_found", "404"),
     ("delete_registry", "ada", {"scope": G, "address": "nope.io"}, "not_found", "404"),
     ("list_crons", "eve", {"repo_id": 1}, "not_found", "404"),
-    ("get_cron", "ada", {"repo_id": 1, "cron_id": 99}, "not_found", "404"),
+    ("get_cron", "ada", {"repo_id": 1, "cron_id": 99}, "not_found", "list_crons shows"),
     ("create_cron", "ada", {"repo_id": 1, "name": "six", "schedule": "* * * * * *"}, "rejected", "5 fields"),
     ("update_cron", "ada", {"repo_id": 1, "cron_id": 99, "enabled": True}, "not_found", "404"),
     ("run_cron", "ada", {"repo_id": 1, "cron_id": 99}, "not_found", "404"),
     ("delete_cron", "ada", {"repo_id": 1, "cron_id": 99}, "not_found", "404"),
     ("list_organizations", "bob", {}, "forbidden", "get_current_user"),
     ("get_organization", "eve", {"org_id": 4}, "forbidden", "403"),
-    ("lookup_organization", "ada", {"name": "nope"}, "not_found", "404"),
+    ("lookup_organization", "ada", {"name": "nope"}, "not_found", "list_organizations shows"),
     ("get_organization_permissions", "ada", {"org_id": 999}, "not_found", "404"),
     ("delete_organization", "bob", {"org_id": 6}, "forbidden", "403"),
     ("get_current_user", None, {}, "unauthorized", "get_server_info"),
     ("get_pipeline_feed", None, {}, "unauthorized", "WOODPECKER_TOKEN"),
     ("list_users", "bob", {}, "forbidden", "get_current_user"),
-    ("get_user", "ada", {"login": "nobody", "forge_id": 1}, "not_found", "404"),
+    ("get_user", "ada", {"login": "nobody", "forge_id": 1}, "not_found", "list_users shows"),
     ("create_user", "bob", {"login": "carol"}, "forbidden", "get_current_user"),
     ("update_user", "ada", {"login": "nobody", "forge_id": 1, "email": "n@example.org"}, "not_found", "404"),
     ("delete_user", "ada", {"login": "nobody", "forge_id": 1}, "not_found", "404"),
     ("list_agents", "bob", {}, "forbidden", "get_current_user"),
-    ("get_agent", "ada", {"agent_id": 99}, "not_found", "404"),
+    ("get_agent", "ada", {"agent_id": 99}, "not_found", "list_agents shows"),
     ("list_agent_tasks", "bob", {"agent_id": 2}, "forbidden", "403"),
     ("create_agent", "bob", {"name": "mine"}, "forbidden", "403"),
     ("update_agent", "ada", {"agent_id": 1, "org_id": 4, "name": "x"}, "not_found", "list_agents"),
     ("delete_agent", "ada", {"agent_id": 2}, "conflict", "running tasks"),
-    ("get_forge", "ada", {"forge_id": 99}, "not_found", "404"),
+    ("get_forge", "ada", {"forge_id": 99}, "not_found", "list_forges shows"),
     (
         "create_forge",
         "bob",
@@ -476,3 +482,12 @@ async def test_the_tool_fails_with_a_hint(
     assert result.structured["error"]["kind"] == kind, result.text
     assert phrase in result.text
     assert result.text.startswith(f"{tool} failed: ")
+
+
+async def test_a_list_of_one_says_one_of_a_thing(call: Call) -> None:
+    # "1 pipelines of repository 1" read as a slip, and a model quoting it repeats it.
+    result = await call("list_pipelines", "ada", repo_id=1, status="failure")
+    assert result.structured["count"] == 1
+    assert "\n1 pipeline of repository 1 (page 1).\n" in result.text, result.text
+    many = await call("list_repositories", "ada")
+    assert f"{many.structured['count']} repositories of this account" in many.text, many.text

@@ -105,7 +105,14 @@ def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, fault: Fault | Non
             + (", and get_repository_permissions for the repository." if "repo_id" in args else "."),
             "check_rights",
         )
+    if tool.name == "get_server_info" and kind in ("unavailable", "not_found"):
+        # Its message says what to check; "call get_server_info" would send the model round in a circle.
+        return "", None
     if kind == "not_found":
+        inside = _listed_in_repository(tool)
+        if inside is not None and "repo_id" in args:
+            # The words say the repository or what the call names in it is missing: say where to look.
+            return f"{inside} shows the {inside.removeprefix('list_')} of repository {args['repo_id']}.", None
         if "repo_id" in args:
             return (
                 f"Not found (404): repository {args['repo_id']} or an object in it does not exist, or this "
@@ -116,9 +123,8 @@ def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, fault: Fault | Non
             )
         if tool.name == "resolve":
             return (
-                "Not found (404): the repository, pipeline or step does not exist, or this account cannot see "
-                "it. list_repositories shows the repositories this account sees, list_pipelines a repository's "
-                "pipelines.",
+                "list_repositories shows the repositories this account sees, list_pipelines a repository's "
+                "pipelines and get_pipeline a pipeline's steps.",
                 None,
             )
         if tool.name == "lookup_repository":
@@ -127,8 +133,39 @@ def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, fault: Fault | Non
                 "list_repositories with include_inactive=true shows forge repositories that are not activated.",
                 "activation",
             )
-        return "Not found (404): check the ids; the matching list_* tool shows the existing ones.", None
+        if not any(p.required for p in tool.params):
+            # A call that names nothing can miss nothing on a Woodpecker server: the URL is the likelier cause.
+            return (
+                "This call names no object, so WOODPECKER_URL may not be the root of a Woodpecker server: call "
+                "get_server_info to check it.",
+                None,
+            )
+        listing = f"list_{tool.group}"
+        if listing in _LISTS and listing != tool.name:
+            return f"Check the id or name: {listing} shows the existing ones.", None
+        return "Check the id or name: the matching list_* tool shows the existing ones.", None
     return _HINTS.get(kind, _DEFAULT_HINT)
+
+
+# The list tool of each group of tools whose objects live in a repository, and the list tools by name.
+_IN_REPOSITORY = {"pipelines": "list_pipelines", "logs": "list_pipelines", "crons": "list_crons"}
+_SCOPED = {"secrets": "list_secrets", "registries": "list_registries"}
+_LISTS = frozenset(
+    f"list_{group}"
+    for group in ("pipelines", "secrets", "registries", "crons", "organizations", "users", "agents", "forges")
+)
+# Arguments that only pick or page, never name the object a call is about.
+_NOT_NAMES = frozenset({"repo_id", "scope", "confirm_token", "page", "per_page"})
+
+
+def _listed_in_repository(tool: ToolSpec) -> str | None:
+    """The list tool that shows the object a call names inside a repository (a pipeline's number,
+    a cron's id, a secret's name), or None when it names only the repository or creates something."""
+    listing = _IN_REPOSITORY.get(tool.group) or _SCOPED.get(tool.group)
+    if listing is None or tool.name.startswith(("create_", "list_", "trigger_")):
+        return None
+    names = [p for p in tool.params if p.required and p.name not in _NOT_NAMES]
+    return listing if names else None
 
 
 def unreadable(tool: ToolSpec, args: Mapping[str, Any], why: object) -> ToolResult:
@@ -174,7 +211,7 @@ def failure(
         text += f" Woodpecker said: {error['detail']}"
     if specific:
         text += f" Important: {specific}"
-    if not replaces_generic and (fault is None or step not in fault.gives()):
+    if generic and not replaces_generic and (fault is None or step not in fault.gives()):
         text += f" {generic}"
     text = one_line(text)
     if not data:

@@ -208,12 +208,20 @@ def _list_text(tool: ToolSpec, args: Mapping[str, Any], out: Mapping[str, Any], 
     else:
         where = ""
     page = f" (page {out['page']})" if "page" in out else ""
-    text = f"{out['count']} {noun}{where}{page}."
+    text = f"{out['count']} {_one(noun) if out['count'] == 1 else noun}{where}{page}."
     if "dropped" in out:
         text += f" {out['dropped']} more left out to fit the size budget."
     if "next_page" in out:
         text += f" More may follow: page {out['next_page']}."
     return text
+
+
+def _one(noun: str) -> str:
+    """The noun of a list of one: "repository", "branch", "feed entry", "pipeline"."""
+    for many, one in (("ies", "y"), ("ches", "ch")):
+        if noun.endswith(many):
+            return noun.removesuffix(many) + one
+    return noun.removesuffix("s")
 
 
 def _narrowing(tool: ToolSpec) -> str:
