@@ -65,25 +65,44 @@ STARTS = ("trigger_pipeline", "create_cron", "update_cron", "run_cron")
 PAGE = 50
 
 
-def model_branch_asks(args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
-    """guard.md §1c, plainly: the branch the start runs has a blocked or declined pipeline, or one that
-    needs approval now with no review; anything not read, or a full page with nothing found, asks."""
-    if current is None or not isinstance(current.get("repo"), dict):
-        return True
-    repo = current["repo"]
-    if repo.get("id") not in (None, args["repo_id"]):
-        return True
+def model_start_branch(args: Mapping[str, Any], current: Mapping[str, Any] | None) -> str | None:
+    """The branch a start runs, as Woodpecker picks it: the call's, else its cron's, else the default."""
+    repo = None if current is None else current.get("repo")
+    if not isinstance(repo, dict) or repo.get("id") not in (None, args["repo_id"]):
+        return None
     branch = args.get("branch")
     if not branch and "cron_id" in args:
-        cron = current.get("cron")
+        cron = None if current is None else current.get("cron")
         if not isinstance(cron, dict) or cron.get("id") not in (None, args["cron_id"]):
-            return True
+            return None
         branch = cron.get("branch")
         if not isinstance(branch, str):
-            return True
+            return None
     if not branch:
         branch = repo.get("default_branch")
-    if not isinstance(branch, str) or not branch:
+    return branch if isinstance(branch, str) and branch else None
+
+
+def model_branch_asks(args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
+    """guard.md §1c, plainly: the branch the start runs has a blocked or declined pipeline, or one that
+    needs approval now with no review; anything not read, or a full page with nothing found, asks. And
+    ADR 0043's two review rules: a repository holding every event (all_events, or a mode not known)
+    always asks, and so does a branch the forge's list of names (pages of 50, ten at most) lacks."""
+    branch = model_start_branch(args, current)
+    if branch is None or current is None:
+        return True
+    repo = current["repo"]
+    if repo.get("require_approval") not in ("none", "forks", "pull_requests"):
+        return True
+    pages = [current.get(f"branches_{n}") for n in range(1, 11)]
+    for page in pages:
+        if not isinstance(page, list) or not all(isinstance(name, str) for name in page):
+            return True
+        if branch in page:
+            break
+        if len(page) < PAGE:
+            return True
+    else:
         return True
     for status in ("blocked", "declined"):
         listed = current.get(status)
@@ -373,6 +392,42 @@ AGENT_CURRENT = st.none() | st.fixed_dictionaries(
 OTHER_CURRENT = st.none() | st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
 
 
+def branch_pages(branch: str | None) -> st.SearchStrategy[dict[str, Any]]:
+    """The forge's list of branch names as the guard reads it ("branches_1", ... pages of 50): none
+    read, a page that is not a list of names, or pages that hold the start's branch on the first or a
+    later page, or not at all."""
+    others = st.lists(BRANCHES, max_size=3)
+    name = st.just(branch) if branch else BRANCHES
+    holding = st.tuples(others, name).map(lambda t: {"branches_1": [*t[0], t[1]]})
+    later = name.map(lambda b: {"branches_1": [f"b{i}" for i in range(PAGE)], "branches_2": [b]})
+    lacking = others.map(lambda names: {"branches_1": [n for n in names if n != branch]})
+    full_then_missing = st.just({"branches_1": [f"b{i}" for i in range(PAGE)]})
+    odd = st.sampled_from([{}, {"branches_1": None}, {"branches_1": "main"}, {"branches_1": [1, 2]}])
+    return holding | later | lacking | full_then_missing | odd
+
+
+def pipeline_pages(branch: str | None) -> st.SearchStrategy[dict[str, Any]]:
+    """Pages of the start's own branch (the drawn ones name the branches above, so rarely this one):
+    each of "blocked", "declined" and "unreviewed" left as drawn, empty, or pipelines of that branch."""
+    if not branch:
+        return st.just({})
+
+    def on_branch(status: str | None) -> st.SearchStrategy[list[dict[str, Any]]]:
+        pipeline = LISTED_PIPELINE.map(
+            lambda p: {**p, "branch": branch, **({"status": status} if status else {})}
+        )
+        return st.just([]) | st.lists(pipeline, min_size=1, max_size=2) | pipeline.map(lambda p: [p] * PAGE)
+
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "blocked": on_branch("blocked"),
+            "declined": on_branch("declined"),
+            "unreviewed": on_branch(None),
+        },
+    )
+
+
 def current_for(tool: ToolSpec) -> st.SearchStrategy[Mapping[str, Any] | None]:
     if tool.name == "restart_pipeline":
         return RESTART_CURRENT
@@ -410,9 +465,40 @@ def test_a_conditional_tool_asks_exactly_when_the_model_of_the_seed_says_it_wide
 ) -> None:
     args = data.draw(_ARGUMENTS_OF[tool.name], label="args")
     current = data.draw(current_for(tool), label="current")
+    if tool.name in STARTS and current is not None:
+        branch = model_start_branch(args, current)
+        current = {**current, **data.draw(branch_pages(branch), label="branches")}
+        current = {**current, **data.draw(pipeline_pages(branch), label="pipelines")}
     decision = decide(tool, args, current, WOODPECKER_RULES)
     assert decision.ask == model_asks(tool.name, args, current)
     assert decision.ask == bool(decision.reasons)
+
+
+_START_TOOLS = tuple(t for t in GUARDED if t.name in STARTS)
+
+
+@given(data=st.data())
+def test_a_start_on_a_branch_read_clean_asks_exactly_when_the_model_says(data: st.DataObject) -> None:
+    """The conditional test above rarely draws a branch every page of which reads clean, where only the
+    approval mode and the forge's list of names can still ask; here each start is drawn from that state."""
+    tool = data.draw(st.sampled_from(_START_TOOLS), label="tool")
+    args = {**data.draw(_ARGUMENTS_OF[tool.name], label="args"), "branch": "main"}
+    args.pop("variables", None)
+    repo = {
+        "id": args["repo_id"],
+        "require_approval": data.draw(START_REPO, label="repo").get("require_approval"),
+    }
+    current: dict[str, Any] = {"repo": repo, "cron": {"id": args.get("cron_id"), "branch": "main"}}
+    current |= {
+        "blocked": [],
+        "declined": [],
+        "unreviewed": data.draw(
+            st.sampled_from([[], [{"branch": "main", "status": "success", "reviewed_by": "ada"}]])
+        ),
+    }
+    current |= data.draw(branch_pages("main"), label="branches")
+    decision = decide(tool, args, current, WOODPECKER_RULES)
+    assert decision.ask == model_asks(tool.name, args, current)
 
 
 @given(tool_and_arguments(tuple(t for t in WOODPECKER_TOOLS if not t.guarded)))
