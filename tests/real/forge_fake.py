@@ -98,7 +98,9 @@ class Forge:
             self.orgs[name] = {owner, *members}
             self.users[owner].orgs_admin.add(name)
 
-    def add_repo(self, owner: str, name: str, *, private: bool = False, **perms: tuple[bool, bool, bool]) -> ForgeRepo:
+    def add_repo(
+        self, owner: str, name: str, *, private: bool = False, **perms: tuple[bool, bool, bool]
+    ) -> ForgeRepo:
         with self.lock:
             repo = ForgeRepo(self.new_id(), owner, name, private=private)
             repo.perms.update(perms)
@@ -131,16 +133,20 @@ class Forge:
     def repo_api(self, repo: ForgeRepo, user: ForgeUser | None) -> dict[str, Any]:
         pull, push, admin = self.perm(user, repo)
         owner = self.users.get(repo.owner)
-        owner_api = owner.api(self.url) if owner else {
-            "id": abs(hash(repo.owner)) % 10_000,
-            "login": repo.owner,
-            "full_name": repo.owner,
-            "email": "",
-            "avatar_url": f"{self.url}/avatars/{repo.owner}",
-            "visibility": "public",
-            "created": WHEN,
-            "last_login": WHEN,
-        }
+        owner_api = (
+            owner.api(self.url)
+            if owner
+            else {
+                "id": abs(hash(repo.owner)) % 10_000,
+                "login": repo.owner,
+                "full_name": repo.owner,
+                "email": "",
+                "avatar_url": f"{self.url}/avatars/{repo.owner}",
+                "visibility": "public",
+                "created": WHEN,
+                "last_login": WHEN,
+            }
+        )
         html = f"{self.url}/{repo.full_name}"
         return {
             "id": repo.id,
@@ -164,7 +170,9 @@ class Forge:
             "internal": False,
         }
 
-    def push_payload(self, repo: ForgeRepo, branch: str, sender: str, message: str = "a change") -> dict[str, Any]:
+    def push_payload(
+        self, repo: ForgeRepo, branch: str, sender: str, message: str = "a change"
+    ) -> dict[str, Any]:
         """What Gitea posts to a hook for a push of `branch`'s head."""
         sha = repo.branches[branch]
         commit = {
@@ -278,43 +286,83 @@ def _handler(forge: Forge) -> type[BaseHTTPRequestHandler]:
             self._send(200, {"version": GITEA_VERSION})
 
         def _settings(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
-            self._send(200, {"max_response_items": PAGE_MAX, "default_paging_num": 30,
-                             "default_git_trees_per_page": 1000, "default_max_blob_size": 10485760})
+            self._send(
+                200,
+                {
+                    "max_response_items": PAGE_MAX,
+                    "default_paging_num": 30,
+                    "default_git_trees_per_page": 1000,
+                    "default_max_blob_size": 10485760,
+                },
+            )
 
         def _token(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             form = {k: v[-1] for k, v in parse_qs(b.decode()).items()}
             login = forge.codes.get(form.get("code", ""))
             if form.get("grant_type") == "refresh_token":
-                login = next((u.login for u in forge.users.values() if f"refresh-{u.login}" == form.get("refresh_token")), None)
+                login = next(
+                    (
+                        u.login
+                        for u in forge.users.values()
+                        if f"refresh-{u.login}" == form.get("refresh_token")
+                    ),
+                    None,
+                )
             if login is None:
                 self._send(400, {"error": "invalid_grant"})
                 return
-            self._send(200, {
-                "access_token": forge.users[login].token,
-                "token_type": "bearer",
-                "refresh_token": f"refresh-{login}",
-                "expires_in": 10 * 365 * 24 * 3600,
-            })
+            self._send(
+                200,
+                {
+                    "access_token": forge.users[login].token,
+                    "token_type": "bearer",
+                    "refresh_token": f"refresh-{login}",
+                    "expires_in": 10 * 365 * 24 * 3600,
+                },
+            )
 
         def _me(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             user = self._user()
-            self._send(401, {"message": "unauthorized"}) if user is None else self._send(200, user.api(forge.url))
+            self._send(401, {"message": "unauthorized"}) if user is None else self._send(
+                200, user.api(forge.url)
+            )
 
         def _get_user(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             user = forge.users.get(p["login"])
-            self._send(404, {"message": "user not found"}) if user is None else self._send(200, user.api(forge.url))
+            self._send(404, {"message": "user not found"}) if user is None else self._send(
+                200, user.api(forge.url)
+            )
 
         def _my_repos(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             user = self._user()
-            visible = [r for r in sorted(forge.repos.values(), key=lambda r: r.id) if forge.perm(user, r)[0]
-                       and (user is not None and (r.owner == user.login or user.login in r.perms or r.owner in user.orgs_admin))]
+            visible = [
+                r
+                for r in sorted(forge.repos.values(), key=lambda r: r.id)
+                if forge.perm(user, r)[0]
+                and (
+                    user is not None
+                    and (r.owner == user.login or user.login in r.perms or r.owner in user.orgs_admin)
+                )
+            ]
             self._send(200, [forge.repo_api(r, user) for r in self._page(visible, q)])
 
         def _my_orgs(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             user = self._user()
             mine = [o for o, members in sorted(forge.orgs.items()) if user and user.login in members]
-            self._send(200, [{"id": forge.new_id(), "name": o, "username": o, "full_name": o,
-                              "avatar_url": "", "visibility": "public"} for o in self._page(mine, q)])
+            self._send(
+                200,
+                [
+                    {
+                        "id": forge.new_id(),
+                        "name": o,
+                        "username": o,
+                        "full_name": o,
+                        "avatar_url": "",
+                        "visibility": "public",
+                    }
+                    for o in self._page(mine, q)
+                ],
+            )
 
         def _repo_by_id(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             repo = forge.repos.get(int(p["id"]))
@@ -338,8 +386,15 @@ def _handler(forge: Forge) -> type[BaseHTTPRequestHandler]:
             if repo is None:
                 return
             spec = json.loads(b or b"{}")
-            hook = {"id": forge.new_id(), "type": spec.get("type", "gitea"), "config": spec.get("config", {}),
-                    "events": spec.get("events", []), "active": True, "created_at": WHEN, "updated_at": WHEN}
+            hook = {
+                "id": forge.new_id(),
+                "type": spec.get("type", "gitea"),
+                "config": spec.get("config", {}),
+                "events": spec.get("events", []),
+                "active": True,
+                "created_at": WHEN,
+                "updated_at": WHEN,
+            }
             repo.hooks.append(hook)
             self._send(201, hook)
 
@@ -360,13 +415,22 @@ def _handler(forge: Forge) -> type[BaseHTTPRequestHandler]:
             files = self._files_at(repo, q.get("ref", repo.default_branch)) or {}
             path = p["path"].strip("/")
             if path in files:
-                self._send(200, {"name": path.rsplit("/", 1)[-1], "path": path, "type": "file", "size": len(files[path])})
+                self._send(
+                    200,
+                    {"name": path.rsplit("/", 1)[-1], "path": path, "type": "file", "size": len(files[path])},
+                )
                 return
             inside = sorted(f for f in files if f.startswith(path + "/") and "/" not in f[len(path) + 1 :])
             if not inside:
                 self._send(404, {"message": "not found"})
                 return
-            self._send(200, [{"name": f.rsplit("/", 1)[-1], "path": f, "type": "file", "size": len(files[f])} for f in inside])
+            self._send(
+                200,
+                [
+                    {"name": f.rsplit("/", 1)[-1], "path": f, "type": "file", "size": len(files[f])}
+                    for f in inside
+                ],
+            )
 
         def _raw(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             repo = self._repo(p)
@@ -374,16 +438,28 @@ def _handler(forge: Forge) -> type[BaseHTTPRequestHandler]:
                 return
             files = self._files_at(repo, q.get("ref", repo.default_branch)) or {}
             content = files.get(p["path"].strip("/"))
-            self._send(404, {"message": "not found"}) if content is None else self._send(200, raw=content.encode())
+            self._send(404, {"message": "not found"}) if content is None else self._send(
+                200, raw=content.encode()
+            )
 
         def _status(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             forge.statuses.append({"repo": f"{p['o']}/{p['r']}", "sha": p["sha"], **json.loads(b or b"{}")})
-            self._send(201, {"id": len(forge.statuses), "status": "pending", "created_at": WHEN, "updated_at": WHEN})
+            self._send(
+                201, {"id": len(forge.statuses), "status": "pending", "created_at": WHEN, "updated_at": WHEN}
+            )
 
         def _branch_api(self, repo: ForgeRepo, name: str) -> dict[str, Any]:
             sha = repo.branches[name]
-            return {"name": name, "commit": {"id": sha, "message": "head", "url": f"{forge.url}/{repo.full_name}/commit/{sha}",
-                                             "timestamp": WHEN}, "protected": False}
+            return {
+                "name": name,
+                "commit": {
+                    "id": sha,
+                    "message": "head",
+                    "url": f"{forge.url}/{repo.full_name}/commit/{sha}",
+                    "timestamp": WHEN,
+                },
+                "protected": False,
+            }
 
         def _branches(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             repo = self._repo(p)
@@ -405,14 +481,25 @@ def _handler(forge: Forge) -> type[BaseHTTPRequestHandler]:
                 self._send(200, self._page(repo.pulls, q))
 
         def _pull_files(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
-            self._send(200, [] if q.get("page", "1") != "1" else [{"filename": "README.md", "status": "modified"}])
+            self._send(
+                200, [] if q.get("page", "1") != "1" else [{"filename": "README.md", "status": "modified"}]
+            )
 
         def _org(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             if p["org"] not in forge.orgs:
                 self._send(404, {"message": "org not found"})
                 return
-            self._send(200, {"id": abs(hash(p["org"])) % 10_000, "name": p["org"], "username": p["org"],
-                             "full_name": p["org"], "avatar_url": "", "visibility": "public"})
+            self._send(
+                200,
+                {
+                    "id": abs(hash(p["org"])) % 10_000,
+                    "name": p["org"],
+                    "username": p["org"],
+                    "full_name": p["org"],
+                    "avatar_url": "",
+                    "visibility": "public",
+                },
+            )
 
         def _org_member(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             member = p["login"] in forge.orgs.get(p["org"], set())
@@ -421,8 +508,16 @@ def _handler(forge: Forge) -> type[BaseHTTPRequestHandler]:
         def _org_perm(self, p: dict[str, str], q: dict[str, str], b: bytes) -> None:
             user = forge.users.get(p["login"])
             owner = user is not None and p["org"] in user.orgs_admin
-            self._send(200, {"is_owner": owner, "is_admin": owner, "can_write": owner, "can_read": True,
-                             "can_create_repository": owner})
+            self._send(
+                200,
+                {
+                    "is_owner": owner,
+                    "is_admin": owner,
+                    "can_write": owner,
+                    "can_read": True,
+                    "can_create_repository": owner,
+                },
+            )
 
     return Handler
 

@@ -31,7 +31,7 @@ ADMIN = "root"
 USER = "alice"
 OUTSIDER = "mallory"
 ORG = "acme"
-SECRET = "real-woodpecker-shared-secret"  # noqa: S105 - the agent's secret of a throwaway local server
+SECRET = "real-woodpecker-shared-secret"
 
 
 def bin_dir() -> Path | None:
@@ -120,7 +120,7 @@ steps:
   - name: test
     image: sh
     commands:
-      - echo "FAIL: test_widget (tests/test_widget.py)"
+      - 'echo "FAIL: test_widget (tests/test_widget.py)"'
       - exit 1
 """
 PIPELINE_SLOW = """skip_clone: true
@@ -141,27 +141,36 @@ def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
     url = f"http://127.0.0.1:{http_port}"
     procs: list[subprocess.Popen[bytes]] = []
     real = Real(url, forge_server.forge, forge_server.url, {}, workdir, procs)
-    server_env = _env({
-        "WOODPECKER_HOST": url,
-        "WOODPECKER_SERVER_ADDR": f"127.0.0.1:{http_port}",
-        "WOODPECKER_GRPC_ADDR": f"127.0.0.1:{grpc_port}",
-        "WOODPECKER_AGENT_SECRET": SECRET,
-        "WOODPECKER_GRPC_SECRET": SECRET + "-grpc",
-        "WOODPECKER_GITEA": "true",
-        "WOODPECKER_GITEA_URL": forge_server.url,
-        "WOODPECKER_GITEA_CLIENT": "client",
-        "WOODPECKER_GITEA_SECRET": "client-secret",
-        "WOODPECKER_ADMIN": ADMIN,
-        "WOODPECKER_OPEN": "true",
-        "WOODPECKER_DATABASE_DRIVER": "sqlite3",
-        "WOODPECKER_DATABASE_DATASOURCE": str(workdir / "woodpecker.sqlite"),
-        "WOODPECKER_DEFAULT_CANCEL_PREVIOUS_PIPELINE_EVENTS": "",
-        "WOODPECKER_LOG_LEVEL": "info",
-    })
+    server_env = _env(
+        {
+            "WOODPECKER_HOST": url,
+            "WOODPECKER_SERVER_ADDR": f"127.0.0.1:{http_port}",
+            "WOODPECKER_GRPC_ADDR": f"127.0.0.1:{grpc_port}",
+            "WOODPECKER_AGENT_SECRET": SECRET,
+            "WOODPECKER_GRPC_SECRET": SECRET + "-grpc",
+            "WOODPECKER_GITEA": "true",
+            "WOODPECKER_GITEA_URL": forge_server.url,
+            "WOODPECKER_GITEA_CLIENT": "client",
+            "WOODPECKER_GITEA_SECRET": "client-secret",
+            "WOODPECKER_ADMIN": ADMIN,
+            "WOODPECKER_OPEN": "true",
+            "WOODPECKER_DATABASE_DRIVER": "sqlite3",
+            "WOODPECKER_DATABASE_DATASOURCE": str(workdir / "woodpecker.sqlite"),
+            "WOODPECKER_DEFAULT_CANCEL_PREVIOUS_PIPELINE_EVENTS": "",
+            "WOODPECKER_LOG_LEVEL": "info",
+        }
+    )
     try:
         with open(workdir / "server.log", "wb") as log:
-            procs.append(subprocess.Popen([str(binaries / "server")], cwd=workdir, env=server_env,
-                                          stdout=log, stderr=subprocess.STDOUT))
+            procs.append(
+                subprocess.Popen(
+                    [str(binaries / "server")],
+                    cwd=workdir,
+                    env=server_env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
 
         def healthy() -> bool:
             try:
@@ -173,20 +182,29 @@ def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
         for login in (ADMIN, USER, OUTSIDER):
             real.tokens[login] = _login(url, login)
         if agent:
-            agent_env = _env({
-                "WOODPECKER_SERVER": f"127.0.0.1:{grpc_port}",
-                "WOODPECKER_AGENT_SECRET": SECRET,
-                "WOODPECKER_BACKEND": "local",
-                "WOODPECKER_BACKEND_LOCAL_TEMP_DIR": str(workdir / "agent-tmp"),
-                "WOODPECKER_AGENT_CONFIG_FILE": str(workdir / "agent.conf"),
-                "WOODPECKER_HEALTHCHECK_ADDR": f"127.0.0.1:{health_port}",
-                "WOODPECKER_MAX_WORKFLOWS": "4",
-                "WOODPECKER_HOSTNAME": "real-agent",
-            })
+            agent_env = _env(
+                {
+                    "WOODPECKER_SERVER": f"127.0.0.1:{grpc_port}",
+                    "WOODPECKER_AGENT_SECRET": SECRET,
+                    "WOODPECKER_BACKEND": "local",
+                    "WOODPECKER_BACKEND_LOCAL_TEMP_DIR": str(workdir / "agent-tmp"),
+                    "WOODPECKER_AGENT_CONFIG_FILE": str(workdir / "agent.conf"),
+                    "WOODPECKER_HEALTHCHECK_ADDR": f"127.0.0.1:{health_port}",
+                    "WOODPECKER_MAX_WORKFLOWS": "4",
+                    "WOODPECKER_HOSTNAME": "real-agent",
+                }
+            )
             (workdir / "agent-tmp").mkdir()
             with open(workdir / "agent.log", "wb") as log:
-                procs.append(subprocess.Popen([str(binaries / "agent")], cwd=workdir, env=agent_env,
-                                              stdout=log, stderr=subprocess.STDOUT))
+                procs.append(
+                    subprocess.Popen(
+                        [str(binaries / "agent")],
+                        cwd=workdir,
+                        env=agent_env,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                    )
+                )
             with real.client(ADMIN) as admin:
                 wait_for(lambda: bool(admin.get("/api/agents").json()), 60, "the agent to register")
         yield real
@@ -212,8 +230,12 @@ def main(argv: list[str]) -> int:
     stop = {"now": False}
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
     with running(binaries) as real:
-        info: dict[str, Any] = {"url": real.url, "forge_url": real.forge_url, "tokens": real.tokens,
-                                "workdir": str(real.workdir)}
+        info: dict[str, Any] = {
+            "url": real.url,
+            "forge_url": real.forge_url,
+            "tokens": real.tokens,
+            "workdir": str(real.workdir),
+        }
         print(json.dumps(info), flush=True)
         try:
             while not stop["now"]:
