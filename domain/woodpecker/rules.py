@@ -551,11 +551,36 @@ def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -
         if listed is None:
             found.add(BRANCH_UNREAD)
         else:
-            if any(needs_approval(repo, p) and not _reviewed(p) for p in listed):
+            if any(needs_approval(repo, p) and not _approved_in(p, listed) for p in listed):
                 found.add(BRANCH_UNAPPROVED)
             elif len(listed) >= BRANCH_PAGE:
                 found.add(BRANCH_UNREAD)  # older pipelines lie beyond the page read
     return frozenset(found)
+
+
+def _approved_in(pipeline: Mapping[str, Any], listed: list[Mapping[str, Any]]) -> bool:
+    """Whether a listed pipeline's review on record is an approval: the review of the first run of its
+    chain of parents (`review_origin`), looked up on the same page; a re-run whose first run is not on
+    the page counts as unapproved (fail closed)."""
+    by_number = {p.get("number"): p for p in listed if p.get("number") is not None}
+    chain = {
+        f"origin_{hop}": by_number.get(number) for hop, number in enumerate(_parents(pipeline, by_number), 1)
+    }
+    origin = review_origin(pipeline, chain)
+    return origin is not None and _approved(origin)
+
+
+def _parents(pipeline: Mapping[str, Any], by_number: Mapping[Any, Mapping[str, Any]]) -> list[int]:
+    """The parent numbers from `pipeline` back, as far as the page holds them (at most ORIGIN_HOPS)."""
+    numbers: list[int] = []
+    node: Mapping[str, Any] | None = pipeline
+    while node is not None and len(numbers) < ORIGIN_HOPS:
+        parent = _parent(node)
+        if not parent:
+            break
+        numbers.append(parent)
+        node = by_number.get(parent)
+    return numbers
 
 
 def _reviewed(pipeline: Mapping[str, Any]) -> bool:

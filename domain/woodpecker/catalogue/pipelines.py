@@ -225,7 +225,8 @@ STARTS_CONDITION = (
     "have had a pipeline to approve); when the branch has a pipeline that is blocked or declined, or one "
     "that needs approval under the "
     "repository's current settings (Woodpecker's needsApproval rule) with no review on record "
-    "(reviewed_by empty); a read that fails or does not reach the branch's oldest such pipeline "
+    "(no approval on the first run of its chain of re-runs, looked up on the same page: a decline sets "
+    "reviewed_by too); a read that fails or does not reach the branch's oldest such pipeline "
     f"(one page of {r.BRANCH_PAGE} each, newest first) asks too, and so does a branch the forge's branch list "
     "does not hold by exactly that name"
 )
