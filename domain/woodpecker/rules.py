@@ -284,7 +284,11 @@ class BypassesApproval:
             origin is not None and origin.get("status") == "declined"
         ):
             found.add(RESTARTS_DECLINED)
-        elif needs_approval(repo, pipeline) and (origin is None or not _approved(origin)):
+        # No approval on record: none read back to, no reviewed_by there, or the review there a decline
+        # (a declined pipeline itself already asks as declined, whoever declined it).
+        if needs_approval(repo, pipeline) and (
+            origin is None or not _reviewed(origin) or (origin is not pipeline and not _approved(origin))
+        ):
             found.add(RESTARTS_UNAPPROVED)
         return frozenset(found)
 

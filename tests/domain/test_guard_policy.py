@@ -604,7 +604,7 @@ _APPROVED_ROOT = {"number": 7, "parent": 0, "status": "success", "event": "push"
             {"number": 8, "parent": 6, "status": "success", "event": "push", "reviewed_by": "root"},
             {"origin_1": _DECLINED_ROOT},
             {"require_approval": "all_events"},
-            {"restarts_declined"},
+            {"restarts_declined", "restarts_unapproved"},
         ),
         (  # the same under settings that no longer hold pushes: the code was still refused
             {"number": 8, "parent": 6, "status": "success", "event": "push", "reviewed_by": "root"},
@@ -625,7 +625,7 @@ _APPROVED_ROOT = {"number": 7, "parent": 0, "status": "success", "event": "push"
                 "origin_2": _DECLINED_ROOT,
             },
             {"require_approval": "all_events"},
-            {"restarts_declined"},
+            {"restarts_declined", "restarts_unapproved"},
         ),
         (  # the re-run of an approved push: the approval holds
             {"number": 8, "parent": 7, "status": "failure", "event": "push", "reviewed_by": "root"},
