@@ -129,3 +129,9 @@ def seed(real: Real) -> Seeded:
         _ok(admin.post("/api/registries", json={**registry, "address": "global.example.org"}))
     assert ORG
     return out
+
+
+def wait_pipeline(real: Real, repo_id: int, number: int, wanted: set[str] | None = None) -> dict[str, Any]:
+    """The pipeline once it reaches one of `wanted` (default: finished), read as the admin."""
+    with real.client(ADMIN) as http:
+        return _wait_status(http, repo_id, number, wanted or FINISHED)

@@ -461,7 +461,9 @@ def _id(case: tuple[Any, ...]) -> str:
 def test_every_tool_has_a_success_and_a_failure_case() -> None:
     assert {c[0] for c in SUCCESS} == set(WOODPECKER_TOOLS.names)
     # These fail only when Woodpecker does (anybody may read them): see the fault tests below.
-    anybody = {"list_forges", "get_server_info", "get_signature_public_key"}
+    # get_organization_permissions too: a real 3.17.0 answers any org id, a missing one as the empty org
+    # (docs/adr/0057).
+    anybody = {"list_forges", "get_server_info", "get_signature_public_key", "get_organization_permissions"}
     assert {c[0] for c in FAILURES} | anybody == set(WOODPECKER_TOOLS.names)
 
 
