@@ -1,5 +1,6 @@
 """Repository and current-user routes of the simulated Woodpecker (activation, patch, move, deactivate, feed)."""
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,9 +95,11 @@ def _repo_from_forge(fr: ForgeRepo, forge_id: int = 1) -> Repo:
         owner=fr.owner,
         name=fr.name,
         user_id=0,
-        visibility="private" if fr.private else "public",
+        # The gitea driver's toRepo sets no visibility; activation sets it from the forge's private flag.
+        visibility="",
         private=fr.private,
         active=False,
+        allow_pr=False,
         default_branch=fr.default_branch,
         forge_id=forge_id,
         timeout=0,
@@ -193,7 +196,9 @@ def post_repo(ctx: Ctx) -> Response:
         repo.require_approval = "forks"
         repo.allow_pr = True
         repo.allow_deploy = False
-        repo.cancel_previous_pipeline_events = []
+        # WOODPECKER_DEFAULT_CANCEL_PREVIOUS_PIPELINE_EVENTS' default (an empty setting keeps it).
+        repo.cancel_previous_pipeline_events = ["push", "pull_request"]
+        repo.visibility = "private" if fr.private else "public"
         repo.timeout = 60
         world.repos[repo.id] = repo
     else:
@@ -287,7 +292,7 @@ def _apply_trust(repo: Repo, admin: bool, patch: _RepoPatch) -> Response | None:
 
 
 def _apply_settings(repo: Repo, patch: _RepoPatch) -> Response | None:
-    """The rest, in Woodpecker's order: a refused value stops there, leaving what came before it changed."""
+    """The rest, in Woodpecker's order: a refused value stops there (and the caller stores nothing)."""
     for key in ("allow_pr", "allow_deploy"):
         if patch.flags[key] is not None:
             setattr(repo, key, patch.flags[key])
@@ -328,10 +333,16 @@ def patch_repo(ctx: Ctx) -> Response:
         patch = _read_repo_patch(ctx.bind())
     except BadBody:
         return empty(400)
-    refused = _apply_trust(repo, user.admin, patch)
+    # PatchRepo changes the loaded record in memory and stores it only at the end: a refused value
+    # answers before UpdateRepo, so nothing of the call is kept (a real 3.17.0 showed it).
+    draft = copy.deepcopy(repo)
+    refused = _apply_trust(draft, user.admin, patch)
     if refused is None:
-        refused = _apply_settings(repo, patch)
-    return refused if refused is not None else json_response(repo.api())
+        refused = _apply_settings(draft, patch)
+    if refused is not None:
+        return refused
+    vars(repo).update(vars(draft))
+    return json_response(repo.api())
 
 
 def chown_repo(ctx: Ctx) -> Response:
@@ -385,19 +396,27 @@ def move_repo(ctx: Ctx) -> Response:
     owner, _, name = to.partition("/")
     if not owner or not name:
         return empty(500)
-    fr = world.forge_repo_for(repo)
-    target = next((f for f in world.forge_repos.values() if f.full_name == to), None)
-    if target is not None and target is not fr:
-        # Another forge repository already lives there: the user must administer it, and it is not ours.
-        if not _forge_perm(world, user, target).admin:
-            return empty(401)
+    # MoveRepo reads the target from the forge by name (forge.Repo(user, "", owner, name)): the forge
+    # must hold a repository there (a 404 is 500), and the caller must administer it (else 401).
+    target = next((f for f in world.forge_repos.values() if f.answers_to(to)), None)
+    if target is None:
         return empty(500)
-    if fr is None:
-        return empty(500)
-    # The forge has renamed or transferred the repository; Woodpecker follows it.
+    if not _forge_perm(world, user, target).admin:
+        return empty(401)
+    holder = next(
+        (r for r in world.repos.values() if r.id != repo.id and r.forge_remote_id == target.forge_remote_id),
+        None,
+    )
+    if holder is not None:
+        return empty(500)  # another record holds that forge repository: the store refuses the update
+    # The record takes the target's identity (repo.Update(from)): its forge id, names and default branch,
+    # whichever forge repository that is; a redirection from the old name is kept.
     world.redirections[repo.full_name] = repo.id
-    fr.owner, fr.name = owner, name
+    if to != target.full_name:
+        target.owner, target.name = owner, name  # the forge's current name of a renamed repository
+    repo.forge_remote_id = target.forge_remote_id
     repo.owner, repo.name = owner, name
+    repo.default_branch = target.default_branch
     repo.org_id = _get_or_create_org(world, owner, repo.forge_id).id
     if world.version == "3.11":
         # Woodpecker 3.11 performs the move and then answers 500 with an empty body.

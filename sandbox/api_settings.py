@@ -22,8 +22,9 @@ _DOCKER_IMAGE = re.compile(
     r"^([\w\-_.]+(:\d+)?/)?([\w\-_.][\w\-_./]*/)?([\w\-_.]+)(:[\w\-_]+)?(@sha256:[a-f\d]{64})?$"
 )
 
-# A scope decides which rows a route sees: (org_id, repo_id) of the rows it owns.
-Scope = tuple[int, int]
+# A scope decides which rows a route sees: (org_id, repo_id) of the rows it owns; a repo_id of None
+# matches any (the store's organization queries filter on org_id alone).
+Scope = tuple[int, int | None]
 
 
 def _repo_scope(ctx: Ctx) -> Scope:
@@ -31,7 +32,13 @@ def _repo_scope(ctx: Ctx) -> Scope:
 
 
 def _org_scope(ctx: Ctx) -> Scope:
-    return (ctx.the_org.id, 0)
+    # OrgSecretList / OrgRegistryFind filter on org_id only: for the empty org of a missing id (id 0, see
+    # sandbox/app.py) that is every global and every repository row.
+    return (ctx.the_org.id, None)
+
+
+def _in_scope(org_id: int, repo_id: int, scope: Scope) -> bool:
+    return org_id == scope[0] and (scope[1] is None or repo_id == scope[1])
 
 
 def _global_scope(ctx: Ctx) -> Scope:
@@ -96,7 +103,7 @@ def _validate_secret(secret: Secret) -> str | None:
 
 
 def _secrets_in(world: World, scope: Scope) -> list[Secret]:
-    rows = [s for s in world.secrets.values() if (s.org_id, s.repo_id) == scope]
+    rows = [s for s in world.secrets.values() if _in_scope(s.org_id, s.repo_id, scope)]
     return sorted(rows, key=lambda s: s.name)
 
 
@@ -110,7 +117,7 @@ def _new_secret(body: dict[str, Any], scope: Scope) -> Secret:
     return Secret(
         id=0,
         org_id=org_id,
-        repo_id=repo_id,
+        repo_id=repo_id or 0,
         name=field_str(body, "name"),
         value=field_str(body, "value"),
         events=field_str_list(body, "events") or [],
@@ -200,7 +207,7 @@ def _validate_registry(reg: Registry) -> str | None:
 
 def _registries_in(world: World, scope: Scope) -> list[Registry]:
     return sorted(
-        (r for r in world.registries.values() if (r.org_id, r.repo_id) == scope), key=lambda r: r.id
+        (r for r in world.registries.values() if _in_scope(r.org_id, r.repo_id, scope)), key=lambda r: r.id
     )
 
 
@@ -235,7 +242,7 @@ def _registry_routes(prefix: str, scope: Callable[[Ctx], Scope], access: str, ki
         except BadBody as exc:
             return text(400, f"Error parsing request. {exc}")
         org_id, repo_id = scope(ctx)
-        reg = Registry(0, org_id, repo_id, incoming.address, incoming.username, incoming.password)
+        reg = Registry(0, org_id, repo_id or 0, incoming.address, incoming.username, incoming.password)
         problem = _validate_registry(reg)
         if problem:
             # Organization level answers 422; repository and global level 400.

@@ -105,6 +105,10 @@ class Perm:
         }
 
 
+def _list_or_null(items: list[str] | None) -> list[str] | None:
+    return None if items is None else list(items)
+
+
 @dataclass
 class Repo:
     id: int
@@ -120,13 +124,14 @@ class Repo:
     forge_id: int = 1
     timeout: int = 60
     require_approval: str = "forks"
-    approval_allowed_users: list[str] = field(default_factory=list)
+    # Lists never set are NULL in Woodpecker's table (JSON null in answers); see docs/adr/0057.
+    approval_allowed_users: list[str] | None = None
     allow_pr: bool = True
     allow_deploy: bool = False
     pr_enabled: bool = True
     config_file: str = ""
-    cancel_previous_pipeline_events: list[str] = field(default_factory=list)
-    netrc_trusted: list[str] = field(default_factory=list)
+    cancel_previous_pipeline_events: list[str] | None = None
+    netrc_trusted: list[str] | None = None
     trusted: dict[str, bool] = field(
         default_factory=lambda: {"network": False, "volumes": False, "security": False}
     )
@@ -166,13 +171,13 @@ class Repo:
             private=self.private,
             trusted=dict(self.trusted),
             require_approval=self.require_approval,
-            approval_allowed_users=list(self.approval_allowed_users),
+            approval_allowed_users=_list_or_null(self.approval_allowed_users),
             active=self.active,
             allow_pr=self.allow_pr,
             allow_deploy=self.allow_deploy,
             config_file=self.config_file,
-            cancel_previous_pipeline_events=list(self.cancel_previous_pipeline_events),
-            netrc_trusted=list(self.netrc_trusted),
+            cancel_previous_pipeline_events=_list_or_null(self.cancel_previous_pipeline_events),
+            netrc_trusted=_list_or_null(self.netrc_trusted),
             config_extension_endpoint=self.config_extension_endpoint,
             config_extension_exclusive=self.config_extension_exclusive,
             config_extension_netrc=self.config_extension_netrc,
@@ -591,6 +596,12 @@ class ForgeRepo:
     # Old name -> current name of a renamed branch: GitHub answers a branch read of the old name with a
     # redirect that go-github's GetBranch(..., maxRedirects=1), Woodpecker's BranchHead, follows.
     renamed: dict[str, str] = field(default_factory=dict)
+    # Names the forge also answers for this repository: it was renamed or transferred there at the forge,
+    # which is what POST /api/repos/{id}/move follows (Woodpecker reads the target from the forge first).
+    known_as: tuple[str, ...] = ()
+
+    def answers_to(self, full_name: str) -> bool:
+        return full_name == self.full_name or full_name in self.known_as
 
     def branch_head(self, branch: str) -> str | None:
         """The branch BranchHead resolves `branch` to (following one rename), or None when unknown."""

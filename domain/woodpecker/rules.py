@@ -27,6 +27,7 @@ SILENCES_SERVER = "silences_server"
 RESTARTS_AS_DEPLOYMENT = "restarts_as_deployment"
 RESTARTS_DECLINED = "restarts_declined"
 RESTARTS_UNAPPROVED = "restarts_unapproved"
+RESTARTS_UNTRACED = "restarts_untraced"
 REACTIVATES = "reactivates"
 UNKNOWN_RECORD = "unknown_record"
 RECORD_UNREAD = "record_unread"
@@ -69,6 +70,8 @@ BRANCH_PAGE = 50
 # Pages of the forge's branch list read to find a start's branch by its exact name (50 each).
 BRANCH_LIST_PAGES = 10
 SILENT_LEVELS = frozenset({"fatal", "panic", "disabled"})
+# How many parents restart_pipeline reads back from a re-run to the first run of its chain ("origin_1"...).
+ORIGIN_HOPS = 8
 
 
 def _passed_true(args: Mapping[str, Any], name: str) -> bool:
@@ -250,7 +253,9 @@ class BypassesApproval:
     """restart_pipeline: a re-run as a deployment, of a declined pipeline, or of one that would need an
     approval it never had. Woodpecker restarts anything but a blocked pipeline and never re-checks approval.
 
-    `current` is {"pipeline": <the source pipeline>, "repo": <its repository>}.
+    `current` is {"pipeline": <the source pipeline>, "repo": <its repository>} and, for a re-run, its
+    parents back to the first run ("origin_1", ...): the review on record is the one made there
+    (`review_origin`), and a decline there counts as one here. A chain not read to its first run asks.
     """
 
     def needs_current(self, args: Mapping[str, Any]) -> bool:
@@ -272,11 +277,55 @@ class BypassesApproval:
             # Unread, unreadable, or another pipeline or repository: assume the widening case.
             return frozenset({RESTARTS_UNAPPROVED})
         found: set[str] = set()
-        if pipeline.get("status") == "declined":
+        origin = review_origin(pipeline, current or {})
+        if origin is None:
+            found.add(RESTARTS_UNTRACED)
+        if pipeline.get("status") == "declined" or (
+            origin is not None and origin.get("status") == "declined"
+        ):
             found.add(RESTARTS_DECLINED)
-        if needs_approval(repo, pipeline) and not _reviewed(pipeline):
+        # No approval on record: none read back to, no reviewed_by there, or the review there a decline
+        # (a declined pipeline itself already asks as declined, whoever declined it).
+        if needs_approval(repo, pipeline) and (
+            origin is None or not _reviewed(origin) or (origin is not pipeline and not _approved(origin))
+        ):
             found.add(RESTARTS_UNAPPROVED)
         return frozenset(found)
+
+
+def _parent(pipeline: Mapping[str, Any]) -> int | None:
+    """A pipeline's parent number: 0 for a first run, None when the answer does not say."""
+    parent = pipeline.get("parent", 0)
+    if parent is None:
+        return 0
+    return parent if isinstance(parent, int) and not isinstance(parent, bool) and parent >= 0 else None
+
+
+def review_origin(pipeline: Mapping[str, Any], current: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The first run of a pipeline's chain of parents, where its review on record was made.
+
+    Woodpecker 3.17 sets reviewed_by on approve and on decline alike, and a restart copies it (with
+    everything else) from the pipeline it re-runs and is never held itself: a re-run's reviewed_by is
+    whatever review its first run had. The parents are `current["origin_1"]`, `["origin_2"]`, ... (one
+    read each); None when one is missing, 404, for another number, or the chain is longer than read.
+    """
+    node = pipeline
+    for hop in range(1, ORIGIN_HOPS + 1):
+        parent = _parent(node)
+        if parent is None:
+            return None
+        if parent == 0:
+            return node
+        found = current.get(f"origin_{hop}")
+        if not isinstance(found, Mapping) or found.get("number") != parent:
+            return None
+        node = found
+    return node if _parent(node) == 0 else None
+
+
+def _approved(origin: Mapping[str, Any]) -> bool:
+    """Whether a first run's review was an approval: reviewed_by is also set by a decline."""
+    return _reviewed(origin) and origin.get("status") != "declined"
 
 
 def needs_approval(repo: Mapping[str, Any], pipeline: Mapping[str, Any]) -> bool:
@@ -506,11 +555,36 @@ def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -
         if listed is None:
             found.add(BRANCH_UNREAD)
         else:
-            if any(needs_approval(repo, p) and not _reviewed(p) for p in listed):
+            if any(needs_approval(repo, p) and not _approved_in(p, listed) for p in listed):
                 found.add(BRANCH_UNAPPROVED)
             elif len(listed) >= BRANCH_PAGE:
                 found.add(BRANCH_UNREAD)  # older pipelines lie beyond the page read
     return frozenset(found)
+
+
+def _approved_in(pipeline: Mapping[str, Any], listed: list[Mapping[str, Any]]) -> bool:
+    """Whether a listed pipeline's review on record is an approval: the review of the first run of its
+    chain of parents (`review_origin`), looked up on the same page; a re-run whose first run is not on
+    the page counts as unapproved (fail closed)."""
+    by_number = {p.get("number"): p for p in listed if p.get("number") is not None}
+    chain = {
+        f"origin_{hop}": by_number.get(number) for hop, number in enumerate(_parents(pipeline, by_number), 1)
+    }
+    origin = review_origin(pipeline, chain)
+    return origin is not None and _approved(origin)
+
+
+def _parents(pipeline: Mapping[str, Any], by_number: Mapping[Any, Mapping[str, Any]]) -> list[int]:
+    """The parent numbers from `pipeline` back, as far as the page holds them (at most ORIGIN_HOPS)."""
+    numbers: list[int] = []
+    node: Mapping[str, Any] | None = pipeline
+    while node is not None and len(numbers) < ORIGIN_HOPS:
+        parent = _parent(node)
+        if not parent:
+            break
+        numbers.append(parent)
+        node = by_number.get(parent)
+    return numbers
 
 
 def _reviewed(pipeline: Mapping[str, Any]) -> bool:

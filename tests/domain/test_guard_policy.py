@@ -676,6 +676,77 @@ def test_a_restart_asks_when_it_would_go_around_an_approval(
     assert decide(RESTART, {"repo_id": 1, "number": 7}, current, WOODPECKER_RULES).reasons == reasons
 
 
+# A real Woodpecker 3.17 (docs/adr/0057): decline sets reviewed_by to the decliner, and a restart copies
+# reviewed_by from the pipeline it re-runs and is never held itself. The review on record for a re-run is
+# the one made on the first pipeline of its chain of parents: an approval only when that one was approved.
+_DECLINED_ROOT = {"number": 6, "parent": 0, "status": "declined", "event": "push", "reviewed_by": "root"}
+_APPROVED_ROOT = {"number": 7, "parent": 0, "status": "success", "event": "push", "reviewed_by": "root"}
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "origins", "repo", "reasons"),
+    [
+        (  # the re-run of a declined push, restarted again: the decline is no approval
+            {"number": 8, "parent": 6, "status": "success", "event": "push", "reviewed_by": "root"},
+            {"origin_1": _DECLINED_ROOT},
+            {"require_approval": "all_events"},
+            {"restarts_declined", "restarts_unapproved"},
+        ),
+        (  # the same under settings that no longer hold pushes: the code was still refused
+            {"number": 8, "parent": 6, "status": "success", "event": "push", "reviewed_by": "root"},
+            {"origin_1": _DECLINED_ROOT},
+            {"require_approval": "forks"},
+            {"restarts_declined"},
+        ),
+        (  # two re-runs deep, back to the decline
+            {"number": 9, "parent": 8, "status": "failure", "event": "push", "reviewed_by": "root"},
+            {
+                "origin_1": {
+                    "number": 8,
+                    "parent": 6,
+                    "status": "success",
+                    "event": "push",
+                    "reviewed_by": "root",
+                },
+                "origin_2": _DECLINED_ROOT,
+            },
+            {"require_approval": "all_events"},
+            {"restarts_declined", "restarts_unapproved"},
+        ),
+        (  # the re-run of an approved push: the approval holds
+            {"number": 8, "parent": 7, "status": "failure", "event": "push", "reviewed_by": "root"},
+            {"origin_1": _APPROVED_ROOT},
+            {"require_approval": "all_events"},
+            set(),
+        ),
+        (  # the pipeline it re-ran is gone (404) or was not read: which review it had is unknown
+            {"number": 8, "parent": 7, "status": "failure", "event": "push", "reviewed_by": "root"},
+            {"origin_1": ABSENT},
+            {"require_approval": "forks"},
+            {"restarts_untraced"},
+        ),
+        (
+            {"number": 8, "parent": 7, "status": "failure", "event": "push", "reviewed_by": "root"},
+            {},
+            {"require_approval": "all_events"},
+            {"restarts_untraced", "restarts_unapproved"},
+        ),
+        (  # an answer for another pipeline than the parent counts as unread
+            {"number": 8, "parent": 7, "status": "failure", "event": "push", "reviewed_by": "root"},
+            {"origin_1": {**_APPROVED_ROOT, "number": 5}},
+            {"require_approval": "all_events"},
+            {"restarts_untraced", "restarts_unapproved"},
+        ),
+    ],
+)
+def test_a_restart_judges_the_review_made_on_the_first_run_of_its_chain(
+    pipeline: dict[str, Any], origins: dict[str, Any], repo: dict[str, Any], reasons: set[str]
+) -> None:
+    current = {"pipeline": pipeline, "repo": repo, **origins}
+    args = {"repo_id": 1, "number": pipeline["number"]}
+    assert decide(RESTART, args, current, WOODPECKER_RULES).reasons == reasons
+
+
 def test_a_restart_as_a_deployment_asks_without_reading() -> None:
     args = {"repo_id": 1, "number": 1, "event": "deployment"}
     assert not needs_current(RESTART, args, WOODPECKER_RULES)

@@ -166,6 +166,68 @@ def test_an_unapproved_pipeline_asks_by_woodpeckers_needs_approval(
     assert (r.BRANCH_UNAPPROVED in reasons) is asks
 
 
+@pytest.mark.parametrize(
+    ("listed", "asks"),
+    [
+        # Woodpecker 3.17 (docs/adr/0057): the re-run of a declined pull request carries the decliner as reviewed_by.
+        (
+            [{"number": 8, "parent": 6, "status": "success", "event": "pull_request", "reviewed_by": "ada"}],
+            True,
+        ),
+        (
+            [
+                {
+                    "number": 8,
+                    "parent": 6,
+                    "status": "success",
+                    "event": "pull_request",
+                    "reviewed_by": "ada",
+                },
+                {
+                    "number": 6,
+                    "parent": 0,
+                    "status": "declined",
+                    "event": "pull_request",
+                    "reviewed_by": "ada",
+                },
+            ],
+            True,
+        ),
+        (
+            [
+                {
+                    "number": 8,
+                    "parent": 7,
+                    "status": "success",
+                    "event": "pull_request",
+                    "reviewed_by": "ada",
+                },
+                {
+                    "number": 7,
+                    "parent": 0,
+                    "status": "success",
+                    "event": "pull_request",
+                    "reviewed_by": "ada",
+                },
+            ],
+            False,
+        ),
+    ],
+)
+def test_a_rerun_counts_as_approved_only_by_the_approval_of_its_first_run(
+    listed: list[dict[str, Any]], asks: bool
+) -> None:
+    current = {
+        "repo": {"id": 3, "require_approval": "pull_requests"},
+        "blocked": [],
+        "declined": [],
+        "unreviewed": [{"branch": "dev", "author": "bob", **p} for p in listed],
+        "branches_1": ["dev"],
+    }
+    reasons = decide(TRIGGER, {"repo_id": 3, "branch": "dev"}, current, WOODPECKER_RULES).reasons
+    assert (r.BRANCH_UNAPPROVED in reasons) is asks
+
+
 NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,40}", fullmatch=True).filter(
     lambda n: (
         not n.upper().startswith(("CI_", "DRONE_", "WOODPECKER_", "PLUGIN_", "LD_", "DYLD_", "GIT_"))

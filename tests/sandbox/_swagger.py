@@ -59,6 +59,8 @@ def definitions() -> dict[str, Any]:
     defs["Config"]["properties"]["data"] = {"type": "string", "pattern": _BASE64}
     # Never-activated forge repositories (GET /user/repos?all=true) carry Go's zero value here.
     defs["model.ApprovalMode"]["enum"] = [*defs["model.ApprovalMode"]["enum"], ""]
+    # ... and so here: the gitea driver sets no visibility until activation (a real 3.17.0, docs/adr/0057).
+    defs["RepoVisibility"]["enum"] = [*defs["RepoVisibility"]["enum"], ""]
     for schema in defs.values():
         for name, prop in schema.get("properties", {}).items():
             schema["properties"][name] = _nullable(prop)

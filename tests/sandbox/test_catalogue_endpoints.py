@@ -22,7 +22,7 @@ PIPELINE_FOR_TOOL = {
     "delete_pipeline": "1",
 }
 QUERY_VALUES = {
-    "to": "acme/web-renamed",
+    "to": "acme/website",  # a name the forge knows acme/web by (sandbox/seed.py)
     "event": "deployment",
     "deploy_to": "staging",
     "include_inactive": "true",

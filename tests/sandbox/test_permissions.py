@@ -157,7 +157,8 @@ def test_organization_routes_check_membership_and_admin(sandbox: Sandbox) -> Non
         bad = u.get("/api/orgs/x")
         missing = u.get("/api/orgs/999")
     assert (bad.status_code, bad.text) == (400, "Invalid organization ID")
-    assert (missing.status_code, missing.text) == (404, "Organization not found")
+    # A missing id is the empty org (id 0), which only instance admins pass (docs/adr/0057).
+    assert (missing.status_code, missing.text) == (403, "user not authorized")
 
 
 def test_deleting_an_organization_needs_an_instance_admin(sandbox: Sandbox) -> None:

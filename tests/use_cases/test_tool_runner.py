@@ -182,6 +182,26 @@ async def test_a_starts_reads_follow_each_other_and_a_failed_one_is_left_out(
     assert none is not None and list(none) == ["repo", "blocked", "declined", "branches_1"]
 
 
+async def test_a_restarts_reads_follow_the_parents_to_the_first_run(
+    runner: ToolRunner, sandbox: Sandbox
+) -> None:
+    ada = _cred(sandbox)
+    with httpx.Client(
+        base_url=sandbox.url, headers={"Authorization": f"Bearer {sandbox.admin_token}"}
+    ) as http:
+        # Pipeline 7 of acme/web is a declined pull request: re-run it, then re-run the re-run.
+        first = http.post("/api/repos/1/pipelines/7").json()
+        second = http.post(f"/api/repos/1/pipelines/{first['number']}").json()
+    assert (first["parent"], second["parent"]) == (7, first["number"])
+    current = await runner.read_current("restart_pipeline", {"repo_id": 1, "number": second["number"]}, ada)
+    assert current is not None and list(current) == ["pipeline", "repo", "origin_1", "origin_2"]
+    assert (current["origin_1"]["number"], current["origin_2"]["number"]) == (first["number"], 7)
+    assert current["origin_2"]["status"] == "declined"
+    # A first run has no parent: nothing more is read.
+    plain = await runner.read_current("restart_pipeline", {"repo_id": 1, "number": 7}, ada)
+    assert plain is not None and list(plain) == ["pipeline", "repo"]
+
+
 async def test_read_current_raises_the_gateways_error(runner: ToolRunner, sandbox: Sandbox) -> None:
     from ports.woodpecker import NotFound
 

@@ -82,12 +82,28 @@ _VARIABLE_NAME_RULES: Mapping[str, Any] = {
 ADDED: tuple[str, ...] = ("get_pipeline_failure_summary", "resolve", "wait_for_pipeline")
 
 
-def _restart_sources(args: Mapping[str, Any]) -> Mapping[str, Request] | None:
+def _restart_sources(args: Mapping[str, Any]) -> Mapping[str, Request | Probe] | None:
     """The source pipeline (status, event, author, fork, review) and the repository's approval
-    settings, unless the restart is a deployment (which asks whatever they say)."""
+    settings, unless the restart is a deployment (which asks whatever they say); then, for a re-run,
+    its parents one by one back to the first run, whose review is the one on record (rules.review_origin)."""
     if args.get("event") == "deployment":
         return None
-    return {"pipeline": pipeline(args), "repo": Request("GET", f"/api/repos/{segment(args['repo_id'])}")}
+    repo = f"/api/repos/{segment(args['repo_id'])}"
+    reads: dict[str, Request | Probe] = {"pipeline": pipeline(args), "repo": Request("GET", repo)}
+
+    def parent_of(hop: int) -> Probe:
+        def build(_args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request | None:
+            child = answers.get("pipeline" if hop == 1 else f"origin_{hop - 1}")
+            parent = child.get("parent") if isinstance(child, Mapping) else None
+            if not isinstance(parent, int) or isinstance(parent, bool) or parent <= 0:
+                return None  # a first run, or nothing to follow: the rule decides from what it has
+            return Request("GET", f"{repo}/pipelines/{parent}")
+
+        return Probe(build)
+
+    for hop in range(1, r.ORIGIN_HOPS + 1):
+        reads[f"origin_{hop}"] = parent_of(hop)
+    return reads
 
 
 def branch_sources(args: Mapping[str, Any]) -> Mapping[str, Probe]:
@@ -209,7 +225,8 @@ STARTS_CONDITION = (
     "have had a pipeline to approve); when the branch has a pipeline that is blocked or declined, or one "
     "that needs approval under the "
     "repository's current settings (Woodpecker's needsApproval rule) with no review on record "
-    "(reviewed_by empty); a read that fails or does not reach the branch's oldest such pipeline "
+    "(no approval on the first run of its chain of re-runs, looked up on the same page: a decline sets "
+    "reviewed_by too); a read that fails or does not reach the branch's oldest such pipeline "
     f"(one page of {r.BRANCH_PAGE} each, newest first) asks too, and so does a branch the forge's branch list "
     "does not hold by exactly that name"
 )
@@ -466,9 +483,11 @@ TOOLS: tuple[ToolSpec, ...] = (
         guard=GuardRule(
             when="bypasses_approval",
             condition=(
-                "Asks when event is deployment; when the source pipeline is declined; or when the "
-                "source pipeline would need approval under the repository's current settings "
-                "(Woodpecker's needsApproval rule) and no approval is on record (reviewed_by empty). "
+                "Asks when event is deployment; when the source pipeline, or the first run it is a "
+                "re-run of, is declined; or when the source pipeline would need approval under the "
+                "repository's current settings (Woodpecker's needsApproval rule) and no approval is on "
+                "record (reviewed_by empty on that first run: a decline sets it too, and a restart copies "
+                "it). A re-run whose parents cannot be read back to the first run asks. "
                 "Other restarts never ask."
             ),
             targets=("repo_id", "number"),
@@ -547,6 +566,11 @@ TOOLS: tuple[ToolSpec, ...] = (
                 because(
                     r.RESTARTS_DECLINED,
                     "The original pipeline was declined: its code was refused, and this runs it anyway.",
+                ),
+                because(
+                    r.RESTARTS_UNTRACED,
+                    "It is a re-run of an earlier pipeline that could not be read back to the first run, so "
+                    "whether that code was ever approved, or was declined, is unknown.",
                 ),
                 because(
                     r.RESTARTS_UNAPPROVED,

@@ -1,0 +1,249 @@
+"""Start a real Woodpecker (prebuilt server and agent binaries) against the forge fake, on 127.0.0.1.
+
+Nothing here builds Woodpecker: WOODPECKER_MCP_REAL_BIN_DIR names a folder holding the `server`
+and `agent` binaries (built by hand, outside this repository). `python -m tests.real.harness up`
+prints one JSON line (url, tokens, forge url) and serves until interrupted.
+"""
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+
+from tests.real.forge_fake import Forge, ForgeRepo, ForgeServer, wait_for
+
+BIN_DIR_ENV = "WOODPECKER_MCP_REAL_BIN_DIR"
+ADMIN = "root"
+USER = "alice"
+OUTSIDER = "mallory"
+ORG = "acme"
+SECRET = "real-woodpecker-shared-secret"
+
+
+def bin_dir() -> Path | None:
+    value = os.environ.get(BIN_DIR_ENV, "")
+    path = Path(value) if value else None
+    if path is None or not (path / "server").is_file() or not (path / "agent").is_file():
+        return None
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Real:
+    url: str
+    forge: Forge
+    forge_url: str
+    tokens: dict[str, str]
+    workdir: Path
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def client(self, login: str | None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {self.tokens[login]}"} if login else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30.0, follow_redirects=False)
+
+    def db(self) -> Path:
+        return self.workdir / "woodpecker.sqlite"
+
+
+def _login(url: str, login: str) -> str:
+    """The browser's OAuth dance without a browser, then a personal token from the session."""
+    with httpx.Client(base_url=url, timeout=30.0, follow_redirects=False) as http:
+        first = http.get("/authorize")
+        location = first.headers.get("location", "")
+        state = parse_qs(urlsplit(location).query).get("state", [""])[0]
+        assert first.status_code == 303 and state, (first.status_code, location)
+        back = http.get("/authorize", params={"code": f"code-{login}", "state": state})
+        assert back.status_code == 303, (back.status_code, back.text)
+        assert "error" not in back.headers.get("location", ""), back.headers.get("location")
+        config = http.get("/web-config.js").text
+        csrf = re.search(r'WOODPECKER_CSRF\s*=\s*"([^"]+)"', config)
+        assert csrf, config
+        token = http.post("/api/user/token", headers={"X-CSRF-TOKEN": csrf.group(1)})
+        assert token.status_code == 200, (token.status_code, token.text)
+        return token.text.strip()
+
+
+def _env(extra: dict[str, str]) -> dict[str, str]:
+    base = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TZ") if k in os.environ}
+    return {**base, **extra}
+
+
+def seed_forge(forge: Forge) -> dict[str, ForgeRepo]:
+    """Users, an organisation and repositories with a pipeline config on their default branch."""
+    for login in (ADMIN, USER, OUTSIDER):
+        forge.add_user(login)
+    forge.add_org(ORG, owner=ADMIN, members=(USER,))
+    repos = {
+        "app": forge.add_repo(ORG, "app", alice=(True, True, False)),
+        "lib": forge.add_repo(ADMIN, "lib"),
+        "private": forge.add_repo(ADMIN, "secret-sauce", private=True),
+        "target": forge.add_repo(ORG, "app-renamed"),
+    }
+    for repo in repos.values():
+        forge.commit(repo, "main", {".woodpecker/build.yaml": PIPELINE_OK})
+    forge.commit(repos["app"], "broken", {".woodpecker/build.yaml": PIPELINE_FAIL})
+    forge.commit(repos["app"], "two", {".woodpecker/a.yaml": PIPELINE_OK, ".woodpecker/b.yaml": PIPELINE_OK})
+    forge.commit(repos["app"], "slow", {".woodpecker/build.yaml": PIPELINE_SLOW})
+    return repos
+
+
+PIPELINE_OK = """skip_clone: true
+steps:
+  - name: build
+    image: sh
+    commands:
+      - echo building
+      - echo done
+"""
+PIPELINE_FAIL = """skip_clone: true
+steps:
+  - name: test
+    image: sh
+    commands:
+      - 'echo "FAIL: test_widget (tests/test_widget.py)"'
+      - exit 1
+"""
+PIPELINE_SLOW = """skip_clone: true
+steps:
+  - name: wait
+    image: sh
+    commands:
+      - sleep 600
+"""
+
+
+@contextlib.contextmanager
+def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
+    workdir = Path(tempfile.mkdtemp(prefix="real-woodpecker-"))
+    forge_server = ForgeServer()
+    seed_forge(forge_server.forge)
+    http_port, grpc_port, health_port = _free_port(), _free_port(), _free_port()
+    url = f"http://127.0.0.1:{http_port}"
+    procs: list[subprocess.Popen[bytes]] = []
+    real = Real(url, forge_server.forge, forge_server.url, {}, workdir, procs)
+    server_env = _env(
+        {
+            "WOODPECKER_HOST": url,
+            "WOODPECKER_SERVER_ADDR": f"127.0.0.1:{http_port}",
+            "WOODPECKER_GRPC_ADDR": f"127.0.0.1:{grpc_port}",
+            "WOODPECKER_AGENT_SECRET": SECRET,
+            "WOODPECKER_GRPC_SECRET": SECRET + "-grpc",
+            "WOODPECKER_GITEA": "true",
+            "WOODPECKER_GITEA_URL": forge_server.url,
+            "WOODPECKER_GITEA_CLIENT": "client",
+            "WOODPECKER_GITEA_SECRET": "client-secret",
+            "WOODPECKER_ADMIN": ADMIN,
+            "WOODPECKER_OPEN": "true",
+            "WOODPECKER_DATABASE_DRIVER": "sqlite3",
+            "WOODPECKER_DATABASE_DATASOURCE": str(workdir / "woodpecker.sqlite"),
+            "WOODPECKER_DEFAULT_CANCEL_PREVIOUS_PIPELINE_EVENTS": "",
+            "WOODPECKER_LOG_LEVEL": "info",
+        }
+    )
+    try:
+        with open(workdir / "server.log", "wb") as log:
+            procs.append(
+                subprocess.Popen(
+                    [str(binaries / "server")],
+                    cwd=workdir,
+                    env=server_env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
+
+        def healthy() -> bool:
+            try:
+                return httpx.get(f"{url}/healthz", timeout=2.0).status_code == 204
+            except httpx.HTTPError:
+                return False
+
+        wait_for(healthy, 60, "the server's /healthz")
+        for login in (ADMIN, USER, OUTSIDER):
+            real.tokens[login] = _login(url, login)
+        if agent:
+            agent_env = _env(
+                {
+                    "WOODPECKER_SERVER": f"127.0.0.1:{grpc_port}",
+                    "WOODPECKER_AGENT_SECRET": SECRET,
+                    "WOODPECKER_BACKEND": "local",
+                    "WOODPECKER_BACKEND_LOCAL_TEMP_DIR": str(workdir / "agent-tmp"),
+                    "WOODPECKER_AGENT_CONFIG_FILE": str(workdir / "agent.conf"),
+                    "WOODPECKER_HEALTHCHECK_ADDR": f"127.0.0.1:{health_port}",
+                    "WOODPECKER_MAX_WORKFLOWS": "4",
+                    "WOODPECKER_HOSTNAME": "real-agent",
+                }
+            )
+            (workdir / "agent-tmp").mkdir()
+            with open(workdir / "agent.log", "wb") as log:
+                procs.append(
+                    subprocess.Popen(
+                        [str(binaries / "agent")],
+                        cwd=workdir,
+                        env=agent_env,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                    )
+                )
+            with real.client(ADMIN) as admin:
+                wait_for(lambda: bool(admin.get("/api/agents").json()), 60, "the agent to register")
+        yield real
+    finally:
+        for proc in reversed(procs):
+            proc.send_signal(signal.SIGTERM)
+        for proc in reversed(procs):
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        forge_server.close()
+        if not os.environ.get("WOODPECKER_MCP_REAL_KEEP"):
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    binaries = bin_dir()
+    if not argv or argv[0] != "up" or binaries is None:
+        print(f"usage: {BIN_DIR_ENV}=DIR python -m tests.real.harness up", file=sys.stderr)
+        return 2
+    stop = {"now": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    with running(binaries) as real:
+        info: dict[str, Any] = {
+            "url": real.url,
+            "forge_url": real.forge_url,
+            "tokens": real.tokens,
+            "workdir": str(real.workdir),
+        }
+        print(json.dumps(info), flush=True)
+        try:
+            while not stop["now"]:
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

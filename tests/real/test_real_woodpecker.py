@@ -1,0 +1,193 @@
+"""Against a real Woodpecker (prebuilt binaries named by WOODPECKER_MCP_REAL_BIN_DIR; nothing here builds
+them): the sandbox compared with it request by request, the answers the guard decides from, and the
+guard's restart decision read from the real server. Deselected by default (`-m real_woodpecker` runs it;
+docs/adr/0057)."""
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
+from domain.guard.policy import decide
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.rules import WOODPECKER_RULES
+from ports.use_cases.tools import ToolRunner
+from ports.woodpecker import Credential
+from sandbox.seed import ADMIN_LOGIN, OUTSIDER_LOGIN, USER_LOGIN
+from sandbox.server import running_sandbox
+from tests.fakes.clock import FakeClock
+from tests.real import differential as d
+from tests.real.harness import ADMIN, OUTSIDER, USER, Real, bin_dir, running
+from tests.real.scenario import Seeded, push, seed, wait_pipeline
+
+pytestmark = [pytest.mark.real_woodpecker, pytest.mark.slow]
+
+
+def _binaries() -> Any:
+    binaries = bin_dir()
+    if binaries is None:
+        reason = "no prebuilt Woodpecker server and agent: set WOODPECKER_MCP_REAL_BIN_DIR"
+        if os.environ.get("WOODPECKER_MCP_STRICT_SKIPS") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return binaries
+
+
+@pytest.fixture(scope="module")
+def real() -> Iterator[tuple[Real, Seeded]]:
+    """One seeded server for the tests below; each changes only what it made or names."""
+    with running(_binaries()) as started:
+        yield started, seed(started)
+
+
+def _real_target(real: Real) -> d.Target:
+    return d.Target(
+        "real",
+        real.url,
+        {"admin": real.tokens[ADMIN], "user": real.tokens[USER], "outsider": real.tokens[OUTSIDER]},
+        {"admin": ADMIN, "user": USER, "outsider": OUTSIDER},
+    )
+
+
+def test_the_sandbox_answers_as_the_real_server_does() -> None:
+    # A server of its own: the probes' writes (approve, patch, move ...) change what the other tests read.
+    with running(_binaries()) as started, running_sandbox() as sb:
+        seed(started)
+        targets = (
+            _real_target(started),
+            d.Target(
+                "sandbox",
+                sb.url,
+                {
+                    k: sb.tokens[v]
+                    for k, v in (("admin", ADMIN_LOGIN), ("user", USER_LOGIN), ("outsider", OUTSIDER_LOGIN))
+                },
+                {"admin": ADMIN_LOGIN, "user": USER_LOGIN, "outsider": OUTSIDER_LOGIN},
+            ),
+        )
+        for target in targets:
+            target.subjects = d.find_subjects(target)
+        rows = d.run(targets, d.READS + d.WRITES)
+    differing = [f"{r['probe']} ({r['request']}): {r['significant']}" for r in rows if r["significant"]]
+    assert differing == [], "\n".join(differing)
+    assert started.forge.unknown == []
+
+
+def _pipeline(http: httpx.Client, repo_id: int, number: int) -> dict[str, Any]:
+    response = http.get(f"/api/repos/{repo_id}/pipelines/{number}")
+    assert response.status_code == 200
+    return dict(response.json())
+
+
+def test_what_the_guard_reads_of_reviews(real: tuple[Real, Seeded]) -> None:
+    started, seeded = real
+    app = seeded.repos["app"]["id"]
+    with started.client(ADMIN) as http:
+        blocked = _pipeline(http, app, seeded.pipelines["blocked"])
+        declined = _pipeline(http, app, seeded.pipelines["declined"])
+        approved = _pipeline(http, app, seeded.pipelines["approved"])
+        rerun = _pipeline(http, app, seeded.pipelines["restarted_declined"])
+        decline_again = http.post(f"/api/repos/{app}/pipelines/{seeded.pipelines['declined']}/decline")
+        approve_done = http.post(f"/api/repos/{app}/pipelines/{seeded.pipelines['success']}/approve")
+        restart_blocked = http.post(f"/api/repos/{app}/pipelines/{seeded.pipelines['blocked']}")
+    assert (blocked["status"], blocked["reviewed_by"]) == ("blocked", "")
+    # A decline is recorded like an approval (reviewed_by, reviewed), and a re-run copies it.
+    assert (declined["status"], declined["reviewed_by"]) == ("declined", ADMIN) and declined["reviewed"] > 0
+    assert (approved["status"], approved["reviewed_by"]) == ("success", ADMIN)
+    assert (rerun["parent"], rerun["reviewed_by"]) == (seeded.pipelines["declined"], ADMIN)
+    assert rerun["status"] != "blocked"  # a re-run is never held, whatever require_approval says
+    assert (decline_again.status_code, decline_again.content) == (500, b"")
+    assert (approve_done.status_code, approve_done.text) == (
+        400,
+        "cannot approve a pipeline with status success",
+    )
+    assert (restart_blocked.status_code, restart_blocked.text) == (
+        400,
+        "cannot restart a pipeline with status blocked",
+    )
+
+
+async def test_the_guard_asks_for_a_rerun_of_a_declined_pipeline(real: tuple[Real, Seeded]) -> None:
+    started, seeded = real
+    app = seeded.repos["app"]["id"]
+    gateway = HttpxWoodpeckerGateway(started.url, trust_env=False, retries=0, timeout=30.0)
+    runner = ToolRunner(
+        WOODPECKER_TOOLS, gateway, token_configured=True, web_root=started.url, clock=FakeClock()
+    )
+    restart = WOODPECKER_TOOLS.get("restart_pipeline")
+    try:
+        args = {"repo_id": app, "number": seeded.pipelines["restarted_declined"]}
+        current = await runner.read_current("restart_pipeline", args, Credential(started.tokens[ADMIN]))
+    finally:
+        await gateway.aclose()
+    assert current is not None and current["origin_1"]["status"] == "declined"
+    assert "restarts_declined" in decide(restart, args, current, WOODPECKER_RULES).reasons
+
+
+def test_repair_makes_the_caller_the_owner_of_a_repository_whose_owner_is_gone(
+    real: tuple[Real, Seeded],
+) -> None:
+    started, seeded = real
+    repo = seeded.repos["secret-sauce"]["id"]
+    with started.client(ADMIN) as admin:
+        # mallory becomes an instance admin (PATCH finds the row by forge_remote_id) and takes the repository.
+        me = admin.get(f"/api/users/{OUTSIDER}").json()
+        body = {
+            "forge_remote_id": me["forge_remote_id"],
+            "login": OUTSIDER,
+            "email": me["email"],
+            "admin": True,
+        }
+        assert admin.patch(f"/api/users/{OUTSIDER}", json=body).status_code == 200
+        with started.client(OUTSIDER) as mallory:
+            assert mallory.post(f"/api/repos/{repo}/chown").status_code == 200
+        assert admin.delete(f"/api/users/{OUTSIDER}").status_code == 204
+        assert admin.get(f"/api/repos/{repo}/branches").status_code == 404  # no owner
+        trigger = admin.post(f"/api/repos/{repo}/pipelines", json={"branch": "main"})
+        assert (trigger.status_code, trigger.content) == (500, b"")
+        assert admin.post(f"/api/repos/{repo}/repair").status_code == 204
+        assert admin.get(f"/api/repos/{repo}/branches").json() == ["main"]
+        root_id = admin.get("/api/user").json()["id"]
+    with sqlite3.connect(started.db()) as db:
+        (owner,) = db.execute("SELECT user_id FROM repos WHERE id = ?", (repo,)).fetchone()
+    assert owner == root_id
+
+
+def test_a_branch_head_lookup_hands_refs_pull_to_the_forge_as_a_branch_name(
+    real: tuple[Real, Seeded],
+) -> None:
+    started, seeded = real
+    app = seeded.repos["app"]["id"]
+    forge_repo = next(r for r in started.forge.repos.values() if r.name == "app")
+    with started.client(ADMIN) as admin:
+        started.forge.requests.clear()
+        refused = admin.post(f"/api/repos/{app}/pipelines", json={"branch": "refs/pull/1/head"})
+        asked = [q for q in started.forge.requests if "/branches/" in q]
+        # A forge that answered such a name as a branch (Gitea does not: its branch API reads refs/heads/*).
+        with started.forge.lock:
+            forge_repo.branches["refs/pull/1/head"] = forge_repo.branches["main"]
+        accepted = admin.post(f"/api/repos/{app}/pipelines", json={"branch": "refs/pull/1/head"})
+    assert (refused.status_code, refused.content) == (500, b"")
+    assert asked == [f"GET /api/v1/repos/{forge_repo.full_name}/branches/refs/pull/1/head"]
+    pipeline = accepted.json()
+    assert (pipeline["event"], pipeline["branch"], pipeline["ref"]) == (
+        "manual",
+        "refs/pull/1/head",
+        "refs/pull/1/head",
+    )
+    wait_pipeline(started, app, int(pipeline["number"]))
+
+
+def test_a_push_to_a_repository_that_holds_every_event_is_blocked(real: tuple[Real, Seeded]) -> None:
+    started, seeded = real
+    app = seeded.repos["app"]["id"]
+    forge_repo = next(r for r in started.forge.repos.values() if r.name == "app")
+    assert push(started, forge_repo, "main", ADMIN).status_code in (200, 204)
+    with started.client(ADMIN) as admin:
+        newest = admin.get(f"/api/repos/{app}/pipelines", params={"perPage": 1}).json()[0]
+    assert newest["event"] == "push"
+    assert wait_pipeline(started, app, int(newest["number"]), {"blocked"})["reviewed_by"] == ""
