@@ -273,7 +273,10 @@ class SearchReader:
                 # to NULs (the bits it leaves over are zero, as every encoder writes them) and
                 # the block holds no other NUL, they become line breaks, same length, so each
                 # line's end is followed by one. Otherwise every line is searched on its own.
-                if _NONCANONICAL_PAD.search(joined) or block.count(0) != joined.count(b"="):
+                # A line's text ends before a trailing "\r\n" too (`decode_log_data`), where the
+                # block's $ would not match before its "\r": any carriage return, and every line is
+                # searched on its own.
+                if _NONCANONICAL_PAD.search(joined) or block.count(0) != joined.count(b"=") or b"\r" in block:
                     return self._each(datas)
                 block = block.replace(b"\x00", b"\n")
             if block.isascii() or _is_utf8(block):

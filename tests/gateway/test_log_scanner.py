@@ -622,3 +622,16 @@ def test_a_dollar_pattern_finds_each_line_end_whatever_its_padding(pattern: str,
     texts = [base64.b64decode(data) for data in datas]
     want = [i for i, t in enumerate(texts) if re2.search(pattern.encode(), t)]
     assert want and [m.line.number for m in reader.result().matches] == want
+
+
+def test_a_dollar_pattern_matches_before_a_lines_trailing_carriage_return_and_newline() -> None:
+    # Found by a random run: "a\r\n" is shown as "a", so a$ matches it, but in the joined batch its $
+    # met "\r" first and the whole-batch pass found nothing (total 0 against 1).
+    datas = _b64(b"a\r\n", b"b", b"xa\r\n", b"a\r", b"a\n")
+    reader = SearchReader(LogSearchRequest(r"a$", max_matches=10))
+    batches = list(scan(chunks(_entries(datas), []), None))
+    assert all(batch.fixed for batch in batches)
+    for batch in batches:
+        reader.feed(batch)
+    assert [m.line.number for m in reader.result().matches] == [0, 2, 4]
+    assert reader.result().total_matches == 3
