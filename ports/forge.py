@@ -49,6 +49,12 @@ class ForgeCalls(Protocol):
         """
         ...
 
+    async def check(self, call: ValidCall, credential: Credential | None) -> ToolResult | None:
+        """Why the call cannot be what it names (the forge answers for another object than the one
+        named), as an error result, before a person is asked about it; None when it may go ahead.
+        `execute` checks again before it sends."""
+        ...
+
     async def execute(
         self, call: ValidCall, credential: Credential | None, progress: Progress | None = None
     ) -> ToolResult:

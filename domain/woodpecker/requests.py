@@ -208,6 +208,32 @@ def plan(tool: ToolSpec, args: Mapping[str, Any]) -> Request:
     )
 
 
+def organization_addressed(tool: ToolSpec, args: Mapping[str, Any]) -> int | None:
+    """The organization whose routes (`/api/orgs/{org_id}/...`) the call's main request takes, or None.
+
+    Woodpecker 3.17 loads the organization of such a route with a lookup that, for an id it does not
+    hold, gives an empty organization (id 0) instead of a 404, and an admin passes on with it: every
+    secret and registry of a repository or of the instance has org_id 0, so a read there lists them,
+    a write there reaches them, and deleting that organization deletes every one of its secrets.
+    The call may go ahead only once `organization(org_id)` answers an object with that id."""
+    main = next((e for e in tool.endpoints if e.picked_by(args)), None)
+    if main is None or "{org_id}" not in main.path:
+        return None
+    org_id = args.get("org_id")
+    return org_id if isinstance(org_id, int) and not isinstance(org_id, bool) else None
+
+
+def organization(org_id: int) -> Request:
+    return Request("GET", f"/api/orgs/{segment(org_id)}")
+
+
+def is_organization(answer: Any, org_id: int) -> bool:
+    """Whether `organization(org_id)` answered that organization (not the empty one of a missing id)."""
+    return (
+        isinstance(answer, Mapping) and answer.get("id") == org_id and not isinstance(answer.get("id"), bool)
+    )
+
+
 # --------------------------------------------------------------------------- reads before a write
 
 

@@ -206,6 +206,10 @@ class GuardedCalls:
             # Nothing can reach the forge: say how to set it up rather than ask about a call
             # that could never run.
             return Complete(await self._calls.execute(valid, ctx.credential, ctx.progress))
+        refused = await self._calls.check(valid, ctx.credential)
+        if refused is not None:
+            # Nobody is asked about a call that would reach another object than the one it names.
+            return Complete(refused)
 
         reads = needs_current(spec, args, rules)
         current: Mapping[str, Any] | None = None

@@ -252,7 +252,7 @@ class ToolRunner:
         if setup is not None:
             return setup
         cred = self._credential(credential)
-        result = await self._answer(spec, args, cred, progress)
+        result = await self.check(call, credential) or await self._answer(spec, args, cred, progress)
         if _carries(result, self._tokens(cred)):
             fault = Echoed()
             return results.failure(spec, args, kind="token_echoed", message=fault.words(), fault=fault)
@@ -284,6 +284,26 @@ class ToolRunner:
         links = resources.links_for(woodpecker(spec).answer, args, shaped.structured)
         served = {t.tool for t in resources.TEMPLATES if t.tool in self.catalogue}
         return replace(shaped, links=tuple(x for x in links if x.tool in served))
+
+    async def check(self, call: ValidCall, credential: Credential | None) -> ToolResult | None:
+        """Why the call cannot be what it names, before anything is asked or the call is sent; None
+        when it may go ahead. A call on an organization's routes goes ahead only once Woodpecker
+        answers that organization: for an id it does not hold it answers an empty one, whose routes
+        reach every repository's and the instance's secrets and registries
+        (`requests.organization_addressed`). A failed read refuses the call too."""
+        org_id = requests.organization_addressed(call.spec, call.args)
+        if org_id is None:
+            return None
+        spec, args = call.spec, dict(call.args)
+        try:
+            answer = (await self._send(requests.organization(org_id), self._credential(credential))).data
+        except WoodpeckerError as e:
+            return results.failure(
+                spec, args, kind=_kind(e), message=str(e), status=e.status, detail=e.detail, fault=e.fault
+            )
+        if requests.is_organization(answer, org_id):
+            return None
+        return results.no_such_organization(spec, args, org_id)
 
     def _setup_for_tool(self, spec: ToolSpec, credential: Credential | None) -> ToolResult | None:
         # The server's version and health need no credential: that call works before any setup,

@@ -243,6 +243,9 @@ class GardenCalls:
     async def current(self, call: ValidCall, credential: Credential | None) -> Mapping[str, Any] | None:
         return self.gateway.get(call.args["garden_id"]) if "sharing" in call.args else None
 
+    async def check(self, call: ValidCall, credential: Credential | None) -> ToolResult | None:
+        return None
+
     async def execute(self, call: ValidCall, credential: Credential | None) -> ToolResult:
         args = call.args
         if call.tool == "dig_up_bed":

@@ -109,3 +109,17 @@ def test_a_manual_pipeline_of_a_repository_without_its_owner_is_500(sandbox: San
         assert sandbox.world.repos[1].user_id == sandbox.world.user_by_login("ada", 1).id
         assert http.post("/api/repos/1/pipelines", json={"branch": "main"}).status_code == 200
     assert owner
+
+
+def test_deleting_a_missing_organization_deletes_every_secret_outside_an_organization(
+    sandbox: Sandbox,
+) -> None:
+    # From the 3.17.0 source, not run on the real server: DeleteOrg calls orgDelete(0) for the empty org,
+    # which deletes the secrets with org_id 0 (every repository and global one) outside a transaction,
+    # then finds no org row 0 to delete: 404. Organization secrets and every registry are left.
+    kept = {k: s for k, s in sandbox.world.secrets.items() if s.org_id != 0}
+    assert kept and len(kept) < len(sandbox.world.secrets)
+    registries = dict(sandbox.world.registries)
+    with admin(sandbox) as http:
+        assert http.delete("/api/orgs/999999").status_code == 404
+    assert sandbox.world.secrets == kept and sandbox.world.registries == registries

@@ -266,7 +266,11 @@ async def test_a_partial_forge_update_leaves_the_other_fields_and_the_secret_int
 async def test_an_organization_agent_is_found_by_walking_the_pages(call: Call, sandbox: Sandbox) -> None:
     await call("update_agent", "ada", agent_id=3, org_id=4, no_schedule=False)
     gets = [r for r in sandbox.requests if r.method == "GET"]
-    assert [(r.path, r.query) for r in gets] == [("/api/orgs/4/agents", {"page": "1", "perPage": "50"})]
+    # The organization is read first: its routes go ahead only for an organization Woodpecker holds.
+    assert [(r.path, r.query) for r in gets] == [
+        ("/api/orgs/4", {}),
+        ("/api/orgs/4/agents", {"page": "1", "perPage": "50"}),
+    ]
 
 
 async def test_create_user_with_admin_reports_a_half_done_create(call: Call, sandbox: Sandbox) -> None:

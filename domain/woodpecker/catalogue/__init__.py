@@ -8,9 +8,10 @@ accepts those by name and nothing else.
 """
 
 from collections.abc import Mapping
+from dataclasses import replace
 from types import ModuleType
 
-from domain.tools import Catalogue, Param, ToolSpec
+from domain.tools import Catalogue, Endpoint, Param, ToolSpec
 from domain.woodpecker.catalogue import (
     account,
     agents,
@@ -42,7 +43,25 @@ RESOURCES: tuple[ModuleType, ...] = (
     server,
 )
 
-WOODPECKER_TOOLS = Catalogue(tuple(tool for resource in RESOURCES for tool in resource.TOOLS))
+ORGANIZATION_READ = "/api/orgs/{org_id}"
+
+
+def _reads_its_organization_first(tool: ToolSpec) -> ToolSpec:
+    """A tool with a route under an organization reads that organization before the call, as
+    `requests.organization_addressed` says: listed here so the tool reference names that request."""
+    steps = tuple(
+        Endpoint("GET", ORGANIZATION_READ, when=e.when, step="before the call (the organization must exist)")
+        for e in tool.endpoints
+        if e.step is None
+        and e.path.startswith(ORGANIZATION_READ)
+        and (e.method, e.path) != ("GET", ORGANIZATION_READ)
+    )
+    return replace(tool, endpoints=steps[:1] + tool.endpoints) if steps else tool
+
+
+WOODPECKER_TOOLS = Catalogue(
+    tuple(_reads_its_organization_first(tool) for resource in RESOURCES for tool in resource.TOOLS)
+)
 
 _ADDED_NAMES = frozenset(name for resource in RESOURCES for name in getattr(resource, "ADDED", ()))
 ADDED_TOOLS: tuple[ToolSpec, ...] = tuple(tool for tool in WOODPECKER_TOOLS if tool.name in _ADDED_NAMES)

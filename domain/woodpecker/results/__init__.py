@@ -16,6 +16,7 @@ from domain.woodpecker.results.errors import (
     SETUP_WITHOUT_LOGIN,
     failed_repos,
     failure,
+    no_such_organization,
     one_line,
     unreadable,
 )
@@ -40,6 +41,7 @@ from domain.woodpecker.results.text import log_text, strip_terminal
 from domain.woodpecker.results.waiting import shape_wait
 
 __all__ = [
+    "no_such_organization",
     "MAY_HAVE_HAPPENED",
     "ERROR_LINES",
     "ERROR_PATTERN",

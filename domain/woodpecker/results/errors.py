@@ -173,6 +173,16 @@ def unreadable(tool: ToolSpec, args: Mapping[str, Any], why: object) -> ToolResu
     return failure(tool, args, kind="bad_response", message=f"Woodpecker's answer could not be read: {why}.")
 
 
+def no_such_organization(tool: ToolSpec, args: Mapping[str, Any], org_id: int) -> ToolResult:
+    """A call on the routes of an organization Woodpecker answered as the empty one (it holds no such id)."""
+    message = (
+        f"Organization {org_id} does not exist: Woodpecker answered an empty organization for it, "
+        "whose routes reach the secrets and registries of every repository and of the instance, so "
+        "this call was not sent."
+    )
+    return failure(tool, args, kind="not_found", message=message)
+
+
 def failure(
     tool: ToolSpec,
     args: Mapping[str, Any],
