@@ -88,6 +88,12 @@ def _env(extra: dict[str, str]) -> dict[str, str]:
     return {**base, **extra}
 
 
+def _start(binary: Path, workdir: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """One Woodpecker binary in `workdir`, its output in `<name>.log` there."""
+    with open(workdir / f"{binary.name}.log", "wb") as log:
+        return subprocess.Popen([str(binary)], cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
 def seed_forge(forge: Forge) -> dict[str, ForgeRepo]:
     """Users, an organisation and repositories with a pipeline config on their default branch."""
     for login in (ADMIN, USER, OUTSIDER):
@@ -161,16 +167,7 @@ def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
         }
     )
     try:
-        with open(workdir / "server.log", "wb") as log:
-            procs.append(
-                subprocess.Popen(
-                    [str(binaries / "server")],
-                    cwd=workdir,
-                    env=server_env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                )
-            )
+        procs.append(_start(binaries / "server", workdir, server_env))
 
         def healthy() -> bool:
             try:
@@ -195,16 +192,7 @@ def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
                 }
             )
             (workdir / "agent-tmp").mkdir()
-            with open(workdir / "agent.log", "wb") as log:
-                procs.append(
-                    subprocess.Popen(
-                        [str(binaries / "agent")],
-                        cwd=workdir,
-                        env=agent_env,
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                    )
-                )
+            procs.append(_start(binaries / "agent", workdir, agent_env))
             with real.client(ADMIN) as admin:
                 wait_for(lambda: bool(admin.get("/api/agents").json()), 60, "the agent to register")
         yield real

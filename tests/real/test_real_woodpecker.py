@@ -191,3 +191,26 @@ def test_a_push_to_a_repository_that_holds_every_event_is_blocked(real: tuple[Re
         newest = admin.get(f"/api/repos/{app}/pipelines", params={"perPage": 1}).json()[0]
     assert newest["event"] == "push"
     assert wait_pipeline(started, app, int(newest["number"]), {"blocked"})["reviewed_by"] == ""
+
+
+async def test_a_call_on_an_organization_the_real_server_does_not_hold_is_refused_unsent(
+    real: tuple[Real, Seeded],
+) -> None:
+    # docs/adr/0060: the real server answers a missing organization as the empty one, whose secret of a
+    # name is the global one of that name; the tool reads the organization first and sends nothing else.
+    started, _ = real
+    with started.client(ADMIN) as admin:
+        assert admin.get("/api/orgs/999999").json()["name"] == ""
+        assert admin.get("/api/orgs/999999/secrets/global_token").status_code == 200
+    gateway = HttpxWoodpeckerGateway(started.url, trust_env=False, retries=0, timeout=30.0)
+    runner = ToolRunner(
+        WOODPECKER_TOOLS, gateway, token_configured=True, web_root=started.url, clock=FakeClock()
+    )
+    args = {"scope": "organization", "org_id": 999999, "name": "global_token"}
+    try:
+        result = await runner.run("delete_secret", args, Credential(started.tokens[ADMIN]))
+    finally:
+        await gateway.aclose()
+    assert result.is_error and result.structured["error"]["kind"] == "not_found"
+    with started.client(ADMIN) as admin:
+        assert admin.get("/api/secrets/global_token").status_code == 200
