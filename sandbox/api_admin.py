@@ -14,6 +14,7 @@ from sandbox.api_common import (
     null_if_empty,
     paginate,
 )
+from sandbox.api_repos import purge_repo
 from sandbox.http import BadBody, Ctx, Route, empty, json_response, text
 from sandbox.models import FORGE_TYPES, JSON, LOG_LEVELS, Agent, Forge, Org, User
 
@@ -247,20 +248,19 @@ def get_org(ctx: Ctx) -> Response:
 
 
 def delete_org(ctx: Ctx) -> Response:
+    """orgDelete (server/store/datastore/org.go, 3.17.0), outside a transaction: the secrets with the
+    org's id, then every repository record of the org purged (pipelines, logs, its secrets, registries
+    and perms), then the org row. The org's registries and agents stay, orphaned."""
     world, org = ctx.world, ctx.the_org
+    for key in [k for k, v in world.secrets.items() if v.org_id == org.id]:
+        del world.secrets[key]
+    for repo_id in [r.id for r in world.repos.values() if r.org_id == org.id]:
+        purge_repo(world, repo_id)
     if org.id not in world.orgs:
-        # The empty org of a missing id (id 0): orgDelete deletes the secrets with org_id 0, which are
-        # every repository's and every global one, outside a transaction, then finds no org row of id 0
-        # to delete and answers 404 (server/store/datastore/org.go, 3.17.0).
-        for key in [k for k, v in world.secrets.items() if v.org_id == org.id]:
-            del world.secrets[key]
+        # The empty org of a missing id (id 0): its secrets were every repository's and every global
+        # one; then no org row of id 0 is found to delete: 404.
         return empty(404)
     del world.orgs[org.id]
-    for table in (world.secrets, world.registries):
-        for key in [k for k, v in table.items() if v.org_id == org.id and v.repo_id == 0]:
-            del table[key]
-    for key in [k for k, a in world.agents.items() if a.org_id == org.id]:
-        del world.agents[key]
     return empty(204)
 
 

@@ -354,28 +354,32 @@ def delete_repo(ctx: Ctx) -> Response:
     world, repo = ctx.world, ctx.the_repo
     body = repo.api()
     if go_bool(ctx.query.get("remove")):
-        # Purge: the record, its pipelines, logs, secrets, registries, crons and perms all go.
-        del world.repos[repo.id]
-        for pid in [p.id for p in world.pipelines.values() if p.repo_id == repo.id]:
-            for step in world.pipelines[pid].steps():
-                world.logs.pop(step.id, None)
-                world.big_logs.pop(step.id, None)
-            world.configs.pop(pid, None)
-            del world.pipelines[pid]
-        for table in (world.secrets, world.registries):
-            for key in [k for k, v in table.items() if v.repo_id == repo.id]:
-                del table[key]
-        for key in [k for k, c in world.crons.items() if c.repo_id == repo.id]:
-            del world.crons[key]
-        for pk in [k for k in world.perms if k[1] == repo.id]:
-            del world.perms[pk]
-        for name in [n for n, rid in world.redirections.items() if rid == repo.id]:
-            del world.redirections[name]
+        purge_repo(world, repo.id)
         return json_response(body)
     # Deactivate: history kept, owner cleared; the repository still answers GET and lookup.
     repo.active = False
     repo.user_id = 0
     return json_response(repo.api())
+
+
+def purge_repo(world: World, repo_id: int) -> None:
+    """Purge: the record, its pipelines, logs, secrets, registries, crons and perms all go."""
+    repo = world.repos.pop(repo_id)
+    for pid in [p.id for p in world.pipelines.values() if p.repo_id == repo.id]:
+        for step in world.pipelines[pid].steps():
+            world.logs.pop(step.id, None)
+            world.big_logs.pop(step.id, None)
+        world.configs.pop(pid, None)
+        del world.pipelines[pid]
+    for table in (world.secrets, world.registries):
+        for key in [k for k, v in table.items() if v.repo_id == repo.id]:
+            del table[key]
+    for key in [k for k, c in world.crons.items() if c.repo_id == repo.id]:
+        del world.crons[key]
+    for pk in [k for k in world.perms if k[1] == repo.id]:
+        del world.perms[pk]
+    for name in [n for n, rid in world.redirections.items() if rid == repo.id]:
+        del world.redirections[name]
 
 
 def repair_repo(ctx: Ctx) -> Response:

@@ -90,3 +90,18 @@ async def test_a_call_on_an_organization_woodpecker_holds_goes_ahead_after_readi
     assert [(r.method, r.path) for r in sandbox.requests][-1] == ("DELETE", "/api/orgs/4/secrets/npm_token")
     assert ("GET", "/api/orgs/4") in [(r.method, r.path) for r in sandbox.requests]
     assert not any(s.name == "npm_token" and s.org_id == 4 for s in sandbox.world.secrets.values())
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_deleting_an_organization_says_its_repositories_and_their_pipelines_go_and_they_do(
+    sandbox: Sandbox, mode: str
+) -> None:
+    # Woodpecker 3.17.0's orgDelete purges every repository record of the organization; the question
+    # said "the repositories remain", and the person approved less than was done.
+    repos = {r.id for r in sandbox.world.repos.values() if r.org_id == 4}
+    assert repos
+    questions, result = await _call(sandbox, mode, "delete_organization", {"org_id": 4})
+    assert len(questions) == 1 and not result.is_error, result.content
+    assert "every one of its repositories that Woodpecker holds" in questions[0]
+    assert "pipelines, logs" in questions[0] and "repositories remain" not in questions[0]
+    assert not repos & set(sandbox.world.repos)

@@ -299,15 +299,23 @@ def test_pause_and_resume_flip_the_queue(sandbox: Sandbox) -> None:
         assert json_of(http.get("/api/queue/info"))["paused"] is False
 
 
-def test_deleting_an_organization_takes_its_secrets_registries_and_agents(sandbox: Sandbox) -> None:
+def test_deleting_an_organization_takes_its_secrets_and_its_repositories_with_their_pipelines(
+    sandbox: Sandbox,
+) -> None:
+    # orgDelete (server/store/datastore/org.go, 3.17.0): the org's secrets, then every repository
+    # record of the org purged with its pipelines; the org's registries and agents are not deleted.
+    world = sandbox.world
+    repos = {r.id for r in world.repos.values() if r.org_id == 4}
+    registries = {k for k, r in world.registries.items() if r.org_id == 4}
+    assert repos and registries and 3 in world.agents
     with admin(sandbox) as http:
         assert http.delete("/api/orgs/4").status_code == 204
         # A missing org answers as the empty one (docs/adr/0057).
         assert json_of(http.get("/api/orgs/4")) == {"name": "", "is_user": False}
-    world = sandbox.world
-    assert not [s for s in world.secrets.values() if s.org_id == 4]
-    assert not [r for r in world.registries.values() if r.org_id == 4]
-    assert 3 not in world.agents
+        assert all(http.get(f"/api/repos/{repo_id}").status_code == 404 for repo_id in repos)
+    assert not [s for s in world.secrets.values() if s.org_id == 4 or s.repo_id in repos]
+    assert not [p for p in world.pipelines.values() if p.repo_id in repos]
+    assert registries <= set(world.registries) and 3 in world.agents
 
 
 def test_a_rotated_token_replaces_the_old_ones(sandbox: Sandbox) -> None:

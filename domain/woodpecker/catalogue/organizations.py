@@ -83,20 +83,30 @@ TOOLS: tuple[ToolSpec, ...] = (
         admin="always",
         guard=asks_always("org_id"),
         description=(
-            "Deletes an organization's Woodpecker data (secrets, registries, agents)."
-            " Instance admin only. Always asks a person."
+            "Deletes an organization from Woodpecker with its secrets and every repository of it"
+            " Woodpecker holds, their pipelines and logs. Instance admin only. Always asks a person."
         ),
         params=(ORG_ID, CONFIRM_TOKEN),
         endpoints=(Endpoint("DELETE", "/api/orgs/{org_id}", success=204),),
-        notes=("Needs organization admin and instance admin.",),
-        answer=Done("Deleted organization {org_id}."),
-        question=Ask(
-            "This will delete organization {org_id} from Woodpecker, with its secrets, registries and agents.",
+        notes=(
+            "Needs organization admin and instance admin.",
             (
-                "The forge and the repositories remain, but their pipelines lose the organization's "
-                "secrets. This cannot be undone.",
+                "Deletes the organization's secrets, then every repository record of the organization as "
+                "delete_repository with remove=true does (pipelines, logs, its secrets and registries), "
+                "then the organization; its registries and agents are left behind (3.17.0)."
             ),
         ),
-        why="Its secrets, registries and agents are gone for good.",
+        answer=Done("Deleted organization {org_id}."),
+        question=Ask(
+            (
+                "This will delete organization {org_id} from Woodpecker, with its secrets and every one of "
+                "its repositories that Woodpecker holds: their pipelines, logs, secrets and settings."
+            ),
+            (
+                "The repositories stay in the forge, but their Woodpecker history is gone. This cannot be "
+                "undone.",
+            ),
+        ),
+        why="Its secrets and its repositories' pipelines, logs and settings are gone for good.",
     ),
 )
