@@ -44,6 +44,13 @@ DEFAULT_SESSION_IDLE_SECONDS = 1800.0
 DEFAULT_MAX_SESSIONS = 1000
 
 
+class _Refused:
+    """`_make_room`'s answer when the opener must be refused: the largest holder has no session to close."""
+
+
+_REFUSED = _Refused()
+
+
 class SessionOwners:
     """Refuses a 2025-11-25 session id presented by anyone but the principal that opened it.
 
@@ -56,9 +63,11 @@ class SessionOwners:
     Each session manager holds at most `capacity` sessions and refuses the next opener while
     it is full, so room is made here first, as the token store makes it (docs/adr/0058): the
     least recently used session of the principal holding the most in that manager (the
-    opener's own when tied) is closed in the SDK and forgotten. One caller's flood of sessions
-    then ends only its own, never another's that holds fewer. Its client opens a new session,
-    as it would after the SDK's idle timeout.
+    opener's own when tied) is closed in the SDK and forgotten. A principal's openings under
+    way count as its own: when the one holding the most has no session to close yet, the
+    opener is refused (503) instead. One caller's flood of sessions then ends only its own,
+    never another's that holds fewer. Its client opens a new session, as it would after the
+    SDK's idle timeout.
 
     With `plain` given, requests are split between two session managers: `app` (SSE
     responses, for sessions that may be pushed a question) and `plain` (JSON responses).
@@ -82,9 +91,10 @@ class SessionOwners:
         self._pushes = pushes
         self._max_body_bytes = max_body_bytes
         self._owners: OrderedDict[str, tuple[object, ASGIApp]] = OrderedDict()
-        # Per manager: the sessions remembered, and the openings under way.
+        # Per manager: the sessions remembered, and the openings under way (by opener too).
         self._held: Counter[ASGIApp] = Counter()
         self._opening: Counter[ASGIApp] = Counter()
+        self._opening_by: Counter[tuple[ASGIApp, object]] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -149,13 +159,27 @@ class SessionOwners:
         # The books are kept before any await, so openers arriving together cannot overfill them.
         full = self._held[target] + self._opening[target] >= self._capacity
         ending = self._make_room(target, principal) if full else None
+        if isinstance(ending, _Refused):
+            await JSONResponse(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": -32603, "message": "Too many open sessions"},
+                },
+                status_code=503,
+            )(scope, receive, send)
+            return
         self._opening[target] += 1
+        self._opening_by[target, principal] += 1
         try:
             if ending is not None:
                 await _close_session(target, ending, scope)
             await target(scope, receive, remember_new_session)
         finally:
             self._opening[target] -= 1
+            self._opening_by[target, principal] -= 1
+            if not self._opening_by[target, principal]:
+                del self._opening_by[target, principal]
 
     def _remember(self, session_id: str, principal: object, app: ASGIApp) -> None:
         self._forget(session_id)
@@ -167,19 +191,28 @@ class SessionOwners:
         if owner is not None:
             self._held[owner[1]] -= 1
 
-    def _make_room(self, app: ASGIApp, opener: object) -> str | None:
+    def _make_room(self, app: ASGIApp, opener: object) -> str | _Refused | None:
         """Forgets, and names for closing, the least recently used session of whoever holds the most
-        in `app` (the opener when tied); None when `app` holds none (openings fill it)."""
+        in `app` (the opener when tied), its openings under way counted as its own; `_REFUSED` when
+        that principal has no session to close yet (its openings fill `app`), so that another's is
+        never closed for them; None when `app` holds nothing at all."""
         held = Counter(principal for principal, each in self._owners.values() if each is app)
+        for (each, principal), count in self._opening_by.items():
+            if each is app:
+                held[principal] += count
         if not held:
             return None
         most = max(held.values())
-        ending = next(
-            session_id
-            for session_id, (principal, each) in self._owners.items()
-            if each is app and held[principal] == most and (held[opener] < most or principal == opener)
+        ending: str | _Refused = next(
+            (
+                session_id
+                for session_id, (principal, each) in self._owners.items()
+                if each is app and held[principal] == most and (held[opener] < most or principal == opener)
+            ),
+            _REFUSED,
         )
-        self._forget(ending)
+        if isinstance(ending, str):
+            self._forget(ending)
         return ending
 
 

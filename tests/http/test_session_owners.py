@@ -2,6 +2,7 @@
 
 import itertools
 
+import anyio
 import httpx
 import pytest
 from starlette.types import Receive, Scope, Send
@@ -28,6 +29,22 @@ class SessionApp:
             headers = []
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": b"{}"})
+
+
+class HeldOpenings(SessionApp):
+    """Holds every opening of `holder` until `release` is set: initialize requests the SDK is still
+    answering (they have no session id yet, only a place in the manager's count)."""
+
+    def __init__(self, holder: str) -> None:
+        super().__init__()
+        self.holder = holder
+        self.release = anyio.Event()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        opening = dict(scope["headers"]).get(b"mcp-session-id") is None
+        if opening and scope.get(PRINCIPAL_SCOPE_KEY) == self.holder:
+            await self.release.wait()
+        await super().__call__(scope, receive, send)
 
 
 class PrincipalFromHeader:
@@ -65,6 +82,39 @@ async def test_sessions_are_bound_to_their_opener_and_a_forgotten_one_is_refused
         assert await use("alice", alice) == 200
         assert await use("alice", "s999") == 404
     assert sessions.served == ["POST s1", "DELETE s2", "POST s1"]
+
+
+async def test_openings_under_way_count_for_their_opener_and_never_close_another_callers_session() -> None:
+    # Openings in flight fill a manager as sessions do but were counted for nobody: a caller with
+    # as many initialize requests under way as the manager holds sessions, and none finished, held
+    # "the fewest", so its next opening closed another caller's live session (a pushed question
+    # waiting on it among them). Its own openings are its share: the one past the limit is refused.
+    sessions = HeldOpenings("mallory")
+    app = PrincipalFromHeader(SessionOwners(sessions, capacity=2))
+    statuses: list[int] = []
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+    ) as client:
+
+        async def use(who: str, session: str) -> int:
+            headers = {"x-principal": who, "mcp-session-id": session}
+            return (await client.post("/mcp", headers=headers)).status_code
+
+        async def open_as_mallory() -> None:
+            statuses.append((await client.post("/mcp", headers={"x-principal": "mallory"})).status_code)
+
+        alice = (await client.post("/mcp", headers={"x-principal": "alice"})).headers["mcp-session-id"]
+        async with anyio.create_task_group() as openings:
+            openings.start_soon(open_as_mallory)
+            await anyio.wait_all_tasks_blocked()
+            openings.start_soon(open_as_mallory)  # the manager is full: one session, one opening
+            await anyio.wait_all_tasks_blocked()
+            alice_meanwhile = await use("alice", alice)
+            sessions.release.set()
+        assert await use("alice", alice) == 200
+    assert alice_meanwhile == 200
+    assert f"DELETE {alice}" not in sessions.served
+    assert sorted(statuses) == [200, 503]
 
 
 @pytest.mark.parametrize(
