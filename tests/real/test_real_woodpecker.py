@@ -21,7 +21,7 @@ from sandbox.seed import ADMIN_LOGIN, OUTSIDER_LOGIN, USER_LOGIN
 from sandbox.server import running_sandbox
 from tests.fakes.clock import FakeClock
 from tests.real import differential as d
-from tests.real.harness import ADMIN, OUTSIDER, USER, Real, bin_dir, running
+from tests.real.harness import ADMIN, ORG, OUTSIDER, USER, Real, bin_dir, running
 from tests.real.scenario import Seeded, push, seed, wait_pipeline
 
 pytestmark = [pytest.mark.real_woodpecker, pytest.mark.slow]
@@ -214,3 +214,78 @@ async def test_a_call_on_an_organization_the_real_server_does_not_hold_is_refuse
     assert result.is_error and result.structured["error"]["kind"] == "not_found"
     with started.client(ADMIN) as admin:
         assert admin.get("/api/secrets/global_token").status_code == 200
+
+
+def _read_arguments(real: Real, seeded: Seeded) -> dict[str, dict[str, Any]]:
+    """Arguments for every read tool, naming objects the seeded server holds."""
+    app, failed = seeded.repos["app"]["id"], seeded.pipelines["failure"]
+    with real.client(ADMIN) as http:
+        pipeline = http.get(f"/api/repos/{app}/pipelines/{failed}").json()
+        step_id = [s for w in pipeline["workflows"] for s in w["children"]][-1]["id"]
+        cron_id = http.get(f"/api/repos/{app}/cron").json()[0]["id"]
+        agent_id = http.get("/api/agents").json()[0]["id"]
+        secret = http.get(f"/api/repos/{app}/secrets").json()[0]["name"]
+        registry = http.get(f"/api/repos/{app}/registries").json()[0]["address"]
+    repo = {"repo_id": app}
+    at_repo = {"scope": "repository", "repo_id": app}
+    run = {**repo, "number": failed}
+    return {
+        "list_repositories": {},
+        "get_repository": repo,
+        "lookup_repository": {"full_name": seeded.repos["app"]["full_name"]},
+        "get_repository_permissions": repo,
+        "list_repository_branches": repo,
+        "list_pull_requests": repo,
+        "list_pipelines": repo,
+        "get_pipeline": run,
+        "get_pipeline_config": run,
+        "get_pipeline_metadata": run,
+        "list_queued_pipelines": {},
+        "get_pipeline_failure_summary": run,
+        "resolve": {"reference": f"{real.url}/repos/{app}/pipeline/{failed}/{step_id}"},
+        "wait_for_pipeline": {**run, "timeout_seconds": 5},
+        "get_step_logs": {**run, "step_id": step_id},
+        "search_step_logs": {**run, "step_id": step_id, "pattern": "FAIL|fail"},
+        "list_secrets": at_repo,
+        "get_secret": {**at_repo, "name": secret},
+        "list_registries": at_repo,
+        "get_registry": {**at_repo, "address": registry},
+        "list_crons": repo,
+        "get_cron": {**repo, "cron_id": cron_id},
+        "list_organizations": {},
+        "get_organization": {"org_id": seeded.org_id},
+        "lookup_organization": {"name": ORG},
+        "get_organization_permissions": {"org_id": seeded.org_id},
+        "get_current_user": {},
+        "get_pipeline_feed": {},
+        "list_users": {},
+        "get_user": {"login": ADMIN, "forge_id": 1},
+        "list_agents": {},
+        "get_agent": {"agent_id": agent_id},
+        "list_agent_tasks": {"agent_id": agent_id},
+        "list_forges": {},
+        "get_forge": {"forge_id": 1},
+        "get_server_info": {},
+        "get_queue_info": {},
+        "get_log_level": {},
+        "get_signature_public_key": {},
+    }
+
+
+async def test_every_read_tool_answers_from_a_real_woodpecker(real: tuple[Real, Seeded]) -> None:
+    started, seeded = real
+    calls = _read_arguments(started, seeded)
+    assert set(calls) == {t.name for t in WOODPECKER_TOOLS if t.kind == "read"}
+    gateway = HttpxWoodpeckerGateway(started.url, trust_env=False, retries=0, timeout=30.0)
+    runner = ToolRunner(
+        WOODPECKER_TOOLS, gateway, token_configured=True, web_root=started.url, clock=FakeClock()
+    )
+    failed: dict[str, Any] = {}
+    try:
+        for tool, args in calls.items():
+            result = await runner.run(tool, args, Credential(started.tokens[ADMIN]))
+            if result.is_error:
+                failed[tool] = result.structured.get("error")
+    finally:
+        await gateway.aclose()
+    assert failed == {}
