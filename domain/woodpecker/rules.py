@@ -1,6 +1,6 @@
 """Woodpecker's widening rules: the fifteen conditional tools ask only in the direction that widens reach."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -293,12 +293,31 @@ class BypassesApproval:
         return frozenset(found)
 
 
-def _parent(pipeline: Mapping[str, Any]) -> int | None:
+def parent_number(pipeline: Mapping[str, Any]) -> int | None:
     """A pipeline's parent number: 0 for a first run, None when the answer does not say."""
     parent = pipeline.get("parent", 0)
     if parent is None:
         return 0
     return parent if isinstance(parent, int) and not isinstance(parent, bool) and parent >= 0 else None
+
+
+def _first_run(
+    pipeline: Mapping[str, Any], parent_at: Callable[[int, int], object]
+) -> Mapping[str, Any] | None:
+    """The first run of a pipeline's chain of parents, each found by `parent_at(hop, number)` (hop 1 is
+    the pipeline's own parent); None when one is not found, is another number, or lies past ORIGIN_HOPS."""
+    node = pipeline
+    for hop in range(1, ORIGIN_HOPS + 1):
+        parent = parent_number(node)
+        if parent is None:
+            return None
+        if parent == 0:
+            return node
+        found = parent_at(hop, parent)
+        if not isinstance(found, Mapping) or found.get("number") != parent:
+            return None
+        node = found
+    return node if parent_number(node) == 0 else None
 
 
 def review_origin(pipeline: Mapping[str, Any], current: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -309,18 +328,7 @@ def review_origin(pipeline: Mapping[str, Any], current: Mapping[str, Any]) -> Ma
     whatever review its first run had. The parents are `current["origin_1"]`, `["origin_2"]`, ... (one
     read each); None when one is missing, 404, for another number, or the chain is longer than read.
     """
-    node = pipeline
-    for hop in range(1, ORIGIN_HOPS + 1):
-        parent = _parent(node)
-        if parent is None:
-            return None
-        if parent == 0:
-            return node
-        found = current.get(f"origin_{hop}")
-        if not isinstance(found, Mapping) or found.get("number") != parent:
-            return None
-        node = found
-    return node if _parent(node) == 0 else None
+    return _first_run(pipeline, lambda hop, _number: current.get(f"origin_{hop}"))
 
 
 def _approved(origin: Mapping[str, Any]) -> bool:
@@ -567,28 +575,12 @@ def _approved_in(pipeline: Mapping[str, Any], listed: list[Mapping[str, Any]]) -
     chain of parents (`review_origin`), looked up on the same page; a re-run whose first run is not on
     the page counts as unapproved (fail closed)."""
     by_number = {p.get("number"): p for p in listed if p.get("number") is not None}
-    chain = {
-        f"origin_{hop}": by_number.get(number) for hop, number in enumerate(_parents(pipeline, by_number), 1)
-    }
-    origin = review_origin(pipeline, chain)
+    origin = _first_run(pipeline, lambda _hop, number: by_number.get(number))
     return origin is not None and _approved(origin)
 
 
-def _parents(pipeline: Mapping[str, Any], by_number: Mapping[Any, Mapping[str, Any]]) -> list[int]:
-    """The parent numbers from `pipeline` back, as far as the page holds them (at most ORIGIN_HOPS)."""
-    numbers: list[int] = []
-    node: Mapping[str, Any] | None = pipeline
-    while node is not None and len(numbers) < ORIGIN_HOPS:
-        parent = _parent(node)
-        if not parent:
-            break
-        numbers.append(parent)
-        node = by_number.get(parent)
-    return numbers
-
-
 def _reviewed(pipeline: Mapping[str, Any]) -> bool:
-    """Whether an approval is on record: a non-empty reviewed_by (restarts and starts alike)."""
+    """Whether a review is on record: a non-empty reviewed_by, which an approval and a decline both set."""
     reviewed_by = pipeline.get("reviewed_by")
     return isinstance(reviewed_by, str) and reviewed_by != ""
 

@@ -94,8 +94,8 @@ def _restart_sources(args: Mapping[str, Any]) -> Mapping[str, Request | Probe] |
     def parent_of(hop: int) -> Probe:
         def build(_args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request | None:
             child = answers.get("pipeline" if hop == 1 else f"origin_{hop - 1}")
-            parent = child.get("parent") if isinstance(child, Mapping) else None
-            if not isinstance(parent, int) or isinstance(parent, bool) or parent <= 0:
+            parent = r.parent_number(child) if isinstance(child, Mapping) else None
+            if not parent:
                 return None  # a first run, or nothing to follow: the rule decides from what it has
             return Request("GET", f"{repo}/pipelines/{parent}")
 
