@@ -189,12 +189,16 @@ def _body(endpoint: Endpoint, args: Mapping[str, Any]) -> dict[str, Any] | None:
     return _fields(endpoint.body, args) if endpoint.body else None
 
 
+def _picked(tool: ToolSpec, args: Mapping[str, Any]) -> Endpoint | None:
+    return next((endpoint for endpoint in tool.endpoints if endpoint.picked_by(args)), None)
+
+
 def main_endpoint(tool: ToolSpec, args: Mapping[str, Any]) -> Endpoint:
     """The endpoint that does the tool's work for these arguments (scope dispatch included)."""
-    for endpoint in tool.endpoints:
-        if endpoint.picked_by(args):
-            return endpoint
-    raise ValueError(f"{tool.name}: no endpoint for these arguments")  # validation prevents this
+    endpoint = _picked(tool, args)
+    if endpoint is None:
+        raise ValueError(f"{tool.name}: no endpoint for these arguments")  # validation prevents this
+    return endpoint
 
 
 def plan(tool: ToolSpec, args: Mapping[str, Any]) -> Request:
@@ -216,8 +220,8 @@ def organization_addressed(tool: ToolSpec, args: Mapping[str, Any]) -> int | Non
     secret and registry of a repository or of the instance has org_id 0, so a read there lists them,
     a write there reaches them, and deleting that organization deletes every one of its secrets.
     The call may go ahead only once `organization(org_id)` answers an object with that id."""
-    main = next((e for e in tool.endpoints if e.picked_by(args)), None)
-    if main is None or "{org_id}" not in main.path:
+    main = _picked(tool, args)  # None for a tool whose plan sends its own requests (resolve)
+    if main is None or not main.path.startswith("/api/orgs/{org_id}"):
         return None
     org_id = args.get("org_id")
     return org_id if isinstance(org_id, int) and not isinstance(org_id, bool) else None

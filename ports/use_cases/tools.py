@@ -83,6 +83,20 @@ class StepNotFoundIn(NotFound):
         self.steps = steps
 
 
+def _failed(spec: ToolSpec, args: Mapping[str, Any], e: WoodpeckerError) -> ToolResult:
+    """The error result of a call that Woodpecker failed (or that failed on its way there)."""
+    return results.failure(
+        spec,
+        args,
+        kind=_kind(e),
+        message=str(e),
+        status=e.status,
+        detail=e.detail,
+        fault=e.fault,
+        data={"steps": e.steps} if isinstance(e, StepNotFoundIn) else None,
+    )
+
+
 def _kind(error: WoodpeckerError) -> str:
     for cls, kind in _KINDS:
         if isinstance(error, cls):
@@ -264,16 +278,7 @@ class ToolRunner:
         try:
             shaped = await self._execute(spec, args, cred, progress)
         except WoodpeckerError as e:
-            return results.failure(
-                spec,
-                args,
-                kind=_kind(e),
-                message=str(e),
-                status=e.status,
-                detail=e.detail,
-                fault=e.fault,
-                data={"steps": e.steps} if isinstance(e, StepNotFoundIn) else None,
-            )
+            return _failed(spec, args, e)
         except InvalidPattern as e:
             return results.failure(spec, args, kind="invalid_arguments", message=str(e))
         except references.NotAReference as e:
@@ -298,9 +303,7 @@ class ToolRunner:
         try:
             answer = (await self._send(requests.organization(org_id), self._credential(credential))).data
         except WoodpeckerError as e:
-            return results.failure(
-                spec, args, kind=_kind(e), message=str(e), status=e.status, detail=e.detail, fault=e.fault
-            )
+            return _failed(spec, args, e)
         if requests.is_organization(answer, org_id):
             return None
         return results.no_such_organization(spec, args, org_id)
