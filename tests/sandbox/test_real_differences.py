@@ -114,9 +114,10 @@ def test_a_manual_pipeline_of_a_repository_without_its_owner_is_500(sandbox: San
 def test_deleting_a_missing_organization_deletes_every_secret_outside_an_organization(
     sandbox: Sandbox,
 ) -> None:
-    # From the 3.17.0 source, not run on the real server: DeleteOrg calls orgDelete(0) for the empty org,
-    # which deletes the secrets with org_id 0 (every repository and global one) outside a transaction,
-    # then finds no org row 0 to delete: 404. Organization secrets and every registry are left.
+    # Real (run by hand): DELETE /api/orgs/999999 answered 404 with an empty body, and the global and
+    # repository secrets were gone, the organization's secrets and every registry left. DeleteOrg calls
+    # orgDelete(0) for the empty org: the secrets with org_id 0 go, outside a transaction, then no org
+    # row 0 is found to delete.
     kept = {k: s for k, s in sandbox.world.secrets.items() if s.org_id != 0}
     assert kept and len(kept) < len(sandbox.world.secrets)
     registries = dict(sandbox.world.registries)
