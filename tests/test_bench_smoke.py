@@ -12,20 +12,27 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 
-def test_a_small_benchmark_run_measures_each_path_against_its_floor(tmp_path: Path) -> None:
+def _bench(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+    """A quick `python -m bench` run without the peer (installed on demand, Python 3.13: it is for
+    people's runs, not for these checks); its output and its results file."""
     out = tmp_path / "results.json"
     run = subprocess.run(
-        [sys.executable, "-m", "bench", "--quick", "--only", "first_answer", "round_trip", "guard"]
-        + ["--calls", "10", "--spawns", "1"]
-        # The peer server (installed on demand, Python 3.13) is for people's runs, not for this check.
-        + ["--guard-iterations", "2", "--no-peer", "--out", str(out)],
+        [sys.executable, "-m", "bench", "--quick", *args, "--no-peer", "--out", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=240,
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    results = json.loads(out.read_text())
+    return run, json.loads(out.read_text())
+
+
+def test_a_small_benchmark_run_measures_each_path_against_its_floor(tmp_path: Path) -> None:
+    run, results = _bench(
+        tmp_path,
+        *("--only", "first_answer", "round_trip", "guard"),
+        *("--calls", "10", "--spawns", "1", "--guard-iterations", "2"),
+    )
     trip = results["round_trip"]
     assert trip["ours"]["n"] == 10 and trip["ratio_median"] > 0
     # The floor replays exactly what the tool sent upstream: one GET of the repository.
@@ -62,17 +69,7 @@ def test_the_table_sets_each_figure_beside_the_peer_and_its_goal() -> None:
 
 
 def test_the_round_trip_runs_through_the_sdks_own_client_too(tmp_path: Path) -> None:
-    out = tmp_path / "results.json"
-    run = subprocess.run(
-        [sys.executable, "-m", "bench", "--quick", "--only", "round_trip", "--calls", "10"]
-        + ["--stdio-client", "sdk", "--no-peer", "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    results = json.loads(out.read_text())
+    run, results = _bench(tmp_path, "--only", "round_trip", "--calls", "10", "--stdio-client", "sdk")
     trip = results["round_trip"]
     assert trip["client"] == "sdk" and trip["ours"]["n"] == 10 and trip["ratio_median"] > 0
     assert [r["method"] for r in trip["upstream_requests"]] == ["GET"]
