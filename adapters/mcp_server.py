@@ -36,6 +36,7 @@ from domain.toolsets import TOOLSETS_HEADER, Toolsets, admin_only
 from domain.visible import escape
 from domain.woodpecker.approval_view import (
     APP_MIME_TYPE,
+    APP_STATE_TOOL,
     APP_TOOL,
     APPROVAL_VIEW_HTML,
     APPS_EXTENSION,
@@ -604,6 +605,32 @@ APP_TOOL_DEFINITION = types.Tool(
     _meta={"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}},
 )
 
+APP_STATE_TOOL_DEFINITION = types.Tool(
+    name=APP_STATE_TOOL,
+    title="Check the approval view",
+    description=(
+        "Called only by this server's approval view when it is shown: says whether its question is "
+        "still open, or what was decided. Changes nothing."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"ticket": {"type": "string", "description": "The view's ticket."}},
+        "required": ["ticket"],
+        "additionalProperties": False,
+    },
+    annotations=types.ToolAnnotations(
+        title="Check the approval view",
+        read_only_hint=True,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=False,
+    ),
+    # A view shown again (a conversation reloaded) reads what was decided instead of offering
+    # buttons (ADR 0066); app-only like the answer.
+    _meta={"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}},
+)
+APP_TOOL_DEFINITIONS = (APP_TOOL_DEFINITION, APP_STATE_TOOL_DEFINITION)
+
 APPROVAL_VIEW_RESOURCE = types.Resource(
     uri=VIEW_URI,
     name="approval_view",
@@ -659,7 +686,7 @@ class _ToolHandlers:
         if app.linking is not None:
             self.tools += ACCOUNT_TOOLS
         self.schemas = {t.name: t.input_schema for t in self.tools}
-        self.schemas[APP_TOOL] = APP_TOOL_DEFINITION.input_schema
+        self.schemas.update({t.name: t.input_schema for t in APP_TOOL_DEFINITIONS})
         self.guarded_tools = frozenset(spec.name for spec in app.catalogue if spec.guard is not None)
         self.admin_tools = admin_only(app.catalogue)
         self._needs_token = {spec.name for spec in app.catalogue} - NO_TOKEN_TOOLS
@@ -673,7 +700,7 @@ class _ToolHandlers:
             tools = [with_view(t) if t.name in self.guarded_tools else t for t in self.tools]
             return types.ListToolsResult(
                 tools=[t for t in tools if listed is None or t.name in listed or t.name in ACCOUNT_TOOL_NAMES]
-                + [APP_TOOL_DEFINITION],
+                + list(APP_TOOL_DEFINITIONS),
                 cache_scope="private",
             )
         if listed is None and self.app.roles is None:
@@ -709,6 +736,11 @@ class _ToolHandlers:
             quota_owner=await quota_owner(ctx, app),
         )
         name, arguments = params.name, _arguments(params)
+        if name == APP_STATE_TOOL:
+            if call.channel != "app":
+                return to_call_tool_result(outcomes.unknown_tool(APP_STATE_TOOL))
+            ticket = (params.arguments or {}).get("ticket")
+            return to_call_tool_result(await app.guarded.view_state(ticket, call))
         if name == APP_TOOL:
             if call.channel != "app":
                 # For a connection that declared no MCP Apps, the view's tool does not exist.

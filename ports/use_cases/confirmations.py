@@ -24,6 +24,11 @@ class Confirmations:
         self._randomness = randomness
         self._ttl = ttl
 
+    @property
+    def ttl(self) -> float:
+        """How long an issued token (or ticket) stays valid, in seconds."""
+        return self._ttl
+
     async def issue(self, fingerprint: str, owner: str | None = None) -> str:
         """A fresh token for `fingerprint`, replacing any pending one. The store sees only its digest.
 
@@ -50,3 +55,11 @@ class Confirmations:
             if await self._store.take(candidate, digest(token), self._clock.now(), owner):
                 return RedeemOutcome.ACCEPTED
         return RedeemOutcome.REJECTED
+
+    async def keep_record(self, key: str, value: str, ttl: float, owner: str | None = None) -> None:
+        """Keep `value` under `key` for `ttl` seconds, beside the tokens (an approval view's ticket record)."""
+        await self._store.put_record(key, value, self._clock.now() + ttl, owner)
+
+    async def read_record(self, key: str, owner: str | None = None) -> str | None:
+        """The record `keep_record` left under `key` for `owner`, while it lasts."""
+        return await self._store.get_record(key, self._clock.now(), owner)
