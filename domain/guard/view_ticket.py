@@ -11,6 +11,7 @@ answer's end. Pure: values in, values out; the store holds the encoded text.
 from dataclasses import dataclass
 from typing import Literal
 
+from domain.calls import ToolResult
 from domain.guard.tokens import digest
 
 # What an answer made of a ticket. `approved`: the call was started and its end was not recorded
@@ -99,3 +100,11 @@ def view_state(record: TicketRecord | None, now: float) -> tuple[ViewState, int 
         left = int(record.expires_at - now)
         return ("open", left) if left > 0 else ("expired", None)
     return record.state, None
+
+
+def ended(result: ToolResult) -> Decided:
+    """How an approved call ended, for its ticket's record: ran, failed (an error that may have come
+    after the write reached the forge), or not run (an error that says nothing was sent)."""
+    if not result.is_error:
+        return "ran"
+    return "not_run" if result.structured.get("done") is False else "failed"

@@ -25,7 +25,7 @@ from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canon
 from domain.guard.outcomes import NoDialog
 from domain.guard.policy import Decision, covers, decide, needs_current
 from domain.guard.tokens import TOKEN_TTL_SECONDS
-from domain.guard.view_ticket import Decided
+from domain.guard.view_ticket import ended
 from domain.tools import ToolSpec
 from ports.asker import Answer, Asker
 from ports.audit import AuditSink
@@ -139,14 +139,6 @@ def ticket_binding(fp: str, reasons: frozenset[str]) -> str:
     """What an approval view's ticket is bound to: like a token's, under its own label, so that a
     token is never found as a ticket nor a ticket as a token (they share one store)."""
     return _bound("app-ticket", fp, sorted(reasons))
-
-
-def _ended(result: ToolResult) -> Decided:
-    """How an approved call ended, for its ticket's record: ran, failed (an error that may have come
-    after the write reached the forge), or not run (an error that says nothing was sent)."""
-    if not result.is_error:
-        return "ran"
-    return "not_run" if result.structured.get("done") is False else "failed"
 
 
 def _bound(*material: object) -> str:
@@ -355,39 +347,36 @@ class GuardedCalls:
         runs nothing and asks nothing again: its answer says what the ticket came to."""
         owner = call.ctx.owner
         try:
-            if not call.decision.ask:
-                # What the call would do changed so that it no longer asks: the answer still closes
-                # its question, once, and a no still runs nothing.
-                if not await self._tickets.retire(ticket, await self._tickets.record(ticket, owner), owner):
-                    return Complete(await self._closed(call, ticket))
-                if not answer.is_yes:
-                    await self._tickets.settle(ticket, "declined", owner)
-                    return self._not_approved(call, answer)
-                result = await self._calls.execute(call.valid, call.ctx.credential)
-                await self._tickets.settle(ticket, _ended(result), owner)
-                return Complete(result)
-            bindings = tuple(ticket_binding(fp, call.decision.reasons) for fp in call.fingerprints)
-            if await self._tickets.redeem(bindings, ticket, owner) is RedeemOutcome.REJECTED:
-                self._record(call, "ticket_rejected")
-                if not await self._tickets.retire(ticket, await self._tickets.record(ticket, owner), owner):
-                    return Complete(await self._closed(call, ticket))
-                # Its own, open, but issued for another call: what this call would do changed since
-                # the question was shown (or the view sent other arguments). Its answer was to
-                # another question: a no stands, a yes earns a new question.
-                if not answer.is_yes:
-                    await self._tickets.settle(ticket, "declined", owner)
-                    return self._not_approved(call, answer)
-                return Complete(await self._replaced(call, ticket, call.decision))
+            fits = False
+            if call.decision.ask:
+                bindings = tuple(ticket_binding(fp, call.decision.reasons) for fp in call.fingerprints)
+                fits = await self._tickets.redeem(bindings, ticket, owner) is RedeemOutcome.ACCEPTED
+                if not fits:
+                    self._record(call, "ticket_rejected")
+            # A ticket that does not fit may still be open: issued for this call before what it would
+            # do changed (or the view sent other arguments), or the call no longer asks at all. The
+            # answer still closes it, once; a closed one runs nothing.
+            if not fits and not await self._tickets.retire(
+                ticket, await self._tickets.record(ticket, owner), owner
+            ):
+                return Complete(await self._closed(call, ticket))
             if not answer.is_yes:
                 await self._tickets.settle(ticket, "declined", owner)
                 return self._not_approved(call, answer)
+            if not call.decision.ask:
+                result = await self._calls.execute(call.valid, call.ctx.credential)
+                await self._tickets.settle(ticket, ended(result), owner)
+                return Complete(result)
+            if not fits:
+                # A yes to another question than this call now asks: a new question.
+                return Complete(await self._replaced(call, ticket, call.decision))
             self._record(call, "approved")
             # Recorded before the write: a view shown while it runs, or after this server stopped
             # in the middle, says it was approved rather than offering the question again.
             await self._tickets.settle(ticket, "approved", owner)
             applied = await self._apply(call, call.decision.reasons)
             if isinstance(applied, Complete):
-                await self._tickets.settle(ticket, _ended(applied.result), owner)
+                await self._tickets.settle(ticket, ended(applied.result), owner)
                 return applied
             # The object changed since the view was shown so that the call widens more: ask again.
             return Complete(await self._replaced(call, ticket, applied.decision))

@@ -4,6 +4,8 @@ else reads as no record, and a view is told open, expired, unknown or what was d
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.calls import ToolResult
+from domain.guard import outcomes
 from domain.guard.tokens import digest
 from domain.guard.view_ticket import (
     DECIDED,
@@ -12,6 +14,7 @@ from domain.guard.view_ticket import (
     TicketRecord,
     decode,
     encode,
+    ended,
     record_key,
     view_state,
 )
@@ -68,3 +71,13 @@ def test_a_record_is_named_by_the_tickets_digest_under_a_label_of_its_own() -> N
     ticket = "0123456789abcdef" * 2
     assert record_key(ticket) == "app-ticket-record:" + digest(ticket)
     assert ticket not in record_key(ticket)
+
+
+def test_how_an_approved_call_ended_is_read_from_its_result_never_guessed_in_its_favour() -> None:
+    assert ended(ToolResult(structured={"id": 1}, text="done")) == "ran"
+    # An error that says nothing was sent (a failed re-read, an unreachable store): not run.
+    assert ended(outcomes.read_failed("Woodpecker answered 500.", again=True)) == "not_run"
+    assert ended(outcomes.store_unavailable("Redis is down.")) == "not_run"
+    # Any other error may have come after the write reached Woodpecker: failed, never "not run".
+    assert ended(outcomes.error_result("server_error", "Woodpecker answered 502.")) == "failed"
+    assert ended(ToolResult(structured={"done": True}, text="x", is_error=True)) == "failed"
