@@ -192,8 +192,8 @@ unknown. Check in Woodpecker before asking for it again.",
     else { close(c, { state: "ran" }, ""); }
   }
   function lost(c, yes) {
-    mark(c, "unknown"); tell(c, yes ? SAY.lost : SAY.lostNo);
-    function unknown() { tell(c, yes ? SAY.unknownRan : SAY.unknownNo); }
+    mark(c, "checking"); tell(c, yes ? SAY.lost : SAY.lostNo);
+    function unknown() { mark(c, "unknown"); tell(c, yes ? SAY.unknownRan : SAY.unknownNo); }
     check(c).then(function (r) {
       var s = known(r);
       if (s && s.state === "open") { offer(c, seconds(s.expires_in_seconds)); tell(c, SAY.notYet); }

@@ -8,7 +8,6 @@ again; a host error on an answer is an unknown outcome, not "nothing was done"; 
 stays on the view with what became of it. Screenshots land in test-artefacts/ (gitignored).
 """
 
-import json
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -148,6 +147,7 @@ async def test_the_view_in_headless_chromium_declines_approves_once_and_shows_a_
         by_keyboard = await host.serve_one_call()
         assert by_keyboard is not None and by_keyboard.structured_content is not None
         assert by_keyboard.structured_content["outcome"] == "declined"
+        assert await host.settled_state() == "closed"
         assert (await host.cards())[-1]["record"] == DECLINED
         assert writes(sandbox) == PLANNED
 
@@ -210,13 +210,12 @@ async def test_a_host_error_on_an_answer_is_an_unknown_outcome_until_the_server_
         await host.click("approve")
         await host.serve_one_call(error="Request timed out")
         assert writes(sandbox) == PLANNED
-        check = await host.next_call()  # the view asks what the server recorded; held for a moment
+        # The view asks what the server recorded; the host holds that call while the test reads.
+        check = await host.next_call()
+        assert check["params"]["name"] == APP_STATE_TOOL
         said = (await host.cards())[0]["record"]
         assert "whether the call ran is unknown" in said and "nothing was done" not in said
-        answer = await client.call_tool(check["params"]["name"], check["params"]["arguments"])
-        assert await host.evaluate(
-            f"settleCall({check['key']}, {json.dumps(answer.model_dump(mode='json', by_alias=True, exclude_none=True))}, null)"
-        )
+        await host.serve(check)
         assert await host.settled_state() == "closed"
         assert (await host.cards())[0]["record"] == (
             "The host reported an error, but this server recorded the answer. " + RAN
@@ -231,10 +230,7 @@ async def test_a_host_error_on_an_answer_is_an_unknown_outcome_until_the_server_
         await host.serve_one_call(error="Request timed out", forward=False)
         check = await host.next_call()
         assert "whether the call ran is unknown" in (await host.cards())[0]["record"]
-        answer = await client.call_tool(check["params"]["name"], check["params"]["arguments"])
-        assert await host.evaluate(
-            f"settleCall({check['key']}, {json.dumps(answer.model_dump(mode='json', by_alias=True, exclude_none=True))}, null)"
-        )
+        await host.serve(check)
         assert await host.settled_state() == "open"
         assert (await host.cards())[0]["record"].startswith(
             "The host reported an error, and this server has recorded no answer to this question yet"
@@ -242,6 +238,7 @@ async def test_a_host_error_on_an_answer_is_an_unknown_outcome_until_the_server_
         assert writes(sandbox) == PLANNED
         await host.click("approve")
         await host.serve_one_call()
+        assert await host.settled_state() == "closed"
         assert (await host.cards())[0]["record"] == RAN
     assert writes(sandbox) == PLANNED + DELETED
 
