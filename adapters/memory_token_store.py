@@ -2,6 +2,7 @@
 
 import hmac
 import itertools
+import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -77,6 +78,10 @@ class InMemoryTokenStore:
 
     Every operation completes without awaiting, so concurrent tasks on one event loop see
     each put and take as atomic; a lock covers callers on other threads too.
+
+    Its `realm` is its own (random per store): what it records is seen by no other process, so a
+    sealed answer issued here opens nowhere else, not in a replica nor in this server restarted
+    with the same seal keys (guard.md §7).
     """
 
     def __init__(
@@ -96,6 +101,11 @@ class InMemoryTokenStore:
         self._used = _Kind()
         self._ages = itertools.count()
         self._lock = threading.Lock()
+        self._realm = "memory:" + secrets.token_hex(16)
+
+    @property
+    def realm(self) -> str:
+        return self._realm
 
     def __len__(self) -> int:
         return len(self._pending)

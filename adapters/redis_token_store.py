@@ -151,7 +151,13 @@ _SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 class RedisTokenStore:
-    """TokenStore over `redis.asyncio`. Stores only digests, keyed by a hash of the (keyed) fingerprint."""
+    """TokenStore over `redis.asyncio`. Stores only digests, keyed by a hash of the (keyed) fingerprint.
+
+    Its `realm` is the one every replica sharing the store names: an answer sealed by one replica
+    is recorded as used where all of them look.
+    """
+
+    realm = "shared"
 
     def __init__(
         self,

@@ -22,6 +22,14 @@ class TokenStore(Protocol):
     caller's flood never evicts or freezes another's (docs/adr/0046).
     """
 
+    @property
+    def realm(self) -> str:
+        """Which processes see what this store records: the same string on every process sharing it
+        (a Redis store), one of this process's own for a store in its memory. A sealed answer is
+        issued under it and opens only under it, so that no process acts on an answer whose use it
+        could not see (guard.md §7)."""
+        ...
+
     async def put(self, fingerprint: str, digest: str, expires_at: float, owner: str | None = None) -> None:
         """Record (or replace) the pending token for `fingerprint`, counted against `owner`."""
         ...

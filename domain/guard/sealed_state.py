@@ -5,11 +5,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-VERSION = 1
+# 2: the state names the realm of the store that records its answer as used (guard.md §7).
+VERSION = 2
 # Replicas' clocks drift; a state "issued" slightly in the future is still ours.
 CLOCK_SKEW_SECONDS = 30.0
 _MAX_PAYLOAD_BYTES = 8192
-_FIELDS = frozenset({"v", "tool", "fp", "principal", "iat", "exp", "nonce", "reasons"})
+_FIELDS = frozenset({"v", "tool", "fp", "principal", "iat", "exp", "nonce", "reasons", "realm"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +22,9 @@ class SealedState:
     expires_at: float
     nonce: str
     reasons: frozenset[str]
+    # Where the answer to this question is recorded as used (`TokenStore.realm`): the state opens
+    # only where that record is seen, so that no process acts on an answer another one used.
+    realm: str
     version: int = VERSION
 
 
@@ -35,6 +39,7 @@ def encode(state: SealedState) -> bytes:
         "exp": state.expires_at,
         "nonce": state.nonce,
         "reasons": sorted(state.reasons),
+        "realm": state.realm,
     }
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
@@ -47,23 +52,38 @@ def _number(value: Any) -> float | None:
 
 
 def decode(
-    payload: bytes | None, *, tool: str, fingerprint: str | tuple[str, ...], principal: str | None, now: float
+    payload: bytes | None,
+    *,
+    tool: str,
+    fingerprint: str | tuple[str, ...],
+    principal: str | None,
+    now: float,
+    realm: str,
 ) -> SealedState | None:
     """The state, if `payload` is a current state of ours for exactly this call; otherwise None.
 
     `fingerprint` is this call's keyed fingerprint, or a tuple of them (one per key of the ring,
     so a state issued before a rotation still opens): the state's must be one of them.
-    None for bad JSON, another version, another tool, fingerprint or principal, an expired
+    `realm` is the realm of the store that would record this answer as used: a state issued for
+    another realm (another process's memory, a store this process does not share) opens onto
+    nothing, as its use there could never be seen here.
+    None for bad JSON, another version, another tool, fingerprint, principal or realm, an expired
     state, or one issued in the future beyond the clock skew. Never raises.
     """
     try:
-        return _decode(payload, tool=tool, fingerprint=fingerprint, principal=principal, now=now)
+        return _decode(payload, tool=tool, fingerprint=fingerprint, principal=principal, now=now, realm=realm)
     except Exception:  # a malformed payload is "no answer", whatever went wrong inside
         return None
 
 
 def _decode(
-    payload: bytes | None, *, tool: str, fingerprint: str | tuple[str, ...], principal: str | None, now: float
+    payload: bytes | None,
+    *,
+    tool: str,
+    fingerprint: str | tuple[str, ...],
+    principal: str | None,
+    now: float,
+    realm: str,
 ) -> SealedState | None:
     accepted = (fingerprint,) if isinstance(fingerprint, str) else fingerprint
     if not isinstance(payload, bytes) or len(payload) > _MAX_PAYLOAD_BYTES:
@@ -74,6 +94,8 @@ def _decode(
     if type(data["v"]) is not int or data["v"] != VERSION:
         return None
     if data["tool"] != tool or data["principal"] != principal:
+        return None
+    if not isinstance(data["realm"], str) or data["realm"] != realm:
         return None
     fp = data["fp"]
     if not isinstance(fp, str) or fp not in accepted:
@@ -96,4 +118,5 @@ def _decode(
         expires_at=expires_at,
         nonce=nonce,
         reasons=frozenset(reasons),
+        realm=realm,
     )

@@ -48,6 +48,7 @@ class SealedQuestions:
             expires_at=now + life,
             nonce=self._randomness.token_bytes(_NONCE_BYTES).hex(),
             reasons=frozenset(reasons),
+            realm=self._used.realm,
         )
         return self._sealer.seal(encode(state))
 
@@ -58,6 +59,9 @@ class SealedQuestions:
 
         `fingerprint`: the call's keyed fingerprint, or one per key of the ring (see `decode`).
 
+        A state issued where its use is recorded in another realm (another process's memory) opens
+        onto nothing here: this process could not know whether it was acted on (guard.md §7).
+
         None means "no answer, ask again". Never raises, whatever `state` is.
         """
         if not isinstance(state, str) or not state or len(state) > _MAX_STATE_CHARS:
@@ -66,7 +70,14 @@ class SealedQuestions:
             payload = self._sealer.unseal(state)
         except Exception:  # the port promises not to raise; a seal that fails is still "no answer"
             return None
-        return decode(payload, tool=tool, fingerprint=fingerprint, principal=principal, now=self._clock.now())
+        return decode(
+            payload,
+            tool=tool,
+            fingerprint=fingerprint,
+            principal=principal,
+            now=self._clock.now(),
+            realm=self._used.realm,
+        )
 
     async def consume(self, state: SealedState, owner: str | None = None) -> bool:
         """True the first time an opened state is acted on; False for every later presentation,

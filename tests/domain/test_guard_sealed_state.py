@@ -18,11 +18,15 @@ KEY_B = b"B" * 32
 FP = "f" * 64
 OTHER_FP = "e" * 64
 REASONS = frozenset({"sets_public", "grants_trusted_network"})
+REALM = "memory:" + "0" * 32
 
 
-def _questions(keys: list[bytes], clock: FakeClock | None = None) -> SealedQuestions:
+def _questions(
+    keys: list[bytes], clock: FakeClock | None = None, store: InMemoryTokenStore | None = None
+) -> SealedQuestions:
     clock = clock or FakeClock()
-    return SealedQuestions(HmacSealer(keys), clock, FakeRandomness(), InMemoryTokenStore(now=clock.now))
+    used = store if store is not None else InMemoryTokenStore(now=clock.now)
+    return SealedQuestions(HmacSealer(keys), clock, FakeRandomness(), used)
 
 
 def test_a_sealed_question_opens_for_the_same_call_with_its_reasons() -> None:
@@ -67,12 +71,27 @@ def test_a_state_sealed_by_another_key_does_not_open() -> None:
 
 
 def test_a_state_sealed_with_the_old_key_opens_with_the_rotated_ring() -> None:
-    state = _questions([KEY_A]).issue("pause_queue", FP, None, frozenset())
+    # Replicas rotating their keys share one store (a key ring crosses processes only with one).
+    shared = InMemoryTokenStore()
+    state = _questions([KEY_A], store=shared).issue("pause_queue", FP, None, frozenset())
+    rotated = _questions([KEY_B, KEY_A], store=shared)
+    assert rotated.open(state, tool="pause_queue", fingerprint=FP, principal=None) is not None
+    newer = rotated.issue("pause_queue", FP, None, frozenset())
     assert (
-        _questions([KEY_B, KEY_A]).open(state, tool="pause_queue", fingerprint=FP, principal=None) is not None
+        _questions([KEY_A], store=shared).open(newer, tool="pause_queue", fingerprint=FP, principal=None)
+        is None
     )
-    newer = _questions([KEY_B, KEY_A]).issue("pause_queue", FP, None, frozenset())
-    assert _questions([KEY_A]).open(newer, tool="pause_queue", fingerprint=FP, principal=None) is None
+
+
+def test_a_state_issued_where_another_store_records_its_use_opens_onto_nothing() -> None:
+    # guard.md §7: same keys, but another process's memory (a replica, the server restarted): this
+    # store cannot know whether the answer was acted on there, so it is no answer here.
+    state = _questions([KEY_A]).issue("pause_queue", FP, None, frozenset({"always"}))
+    assert _questions([KEY_A]).open(state, tool="pause_queue", fingerprint=FP, principal=None) is None
+    shared = InMemoryTokenStore()
+    here = _questions([KEY_A], store=shared)
+    mine = here.issue("pause_queue", FP, None, frozenset({"always"}))
+    assert here.open(mine, tool="pause_queue", fingerprint=FP, principal=None) is not None
 
 
 @settings(max_examples=150)
@@ -114,13 +133,14 @@ def _state(**overrides: Any) -> SealedState:
         "expires_at": 1600.0,
         "nonce": "00" * 16,
         "reasons": frozenset({"always"}),
+        "realm": REALM,
     }
     fields.update(overrides)
     return SealedState(**fields)
 
 
 def _decode(payload: bytes | None, now: float = 1200.0) -> SealedState | None:
-    return decode(payload, tool="pause_queue", fingerprint=FP, principal=None, now=now)
+    return decode(payload, tool="pause_queue", fingerprint=FP, principal=None, now=now, realm=REALM)
 
 
 def test_the_payload_round_trips_through_its_canonical_bytes() -> None:
@@ -143,7 +163,10 @@ def _payload(**changes: Any) -> bytes:
 def test_another_version_or_a_malformed_field_is_refused() -> None:
     assert _decode(_payload()) is not None
     for changes in (
-        {"v": 2},
+        {"v": 1},
+        {"v": 3},
+        {"realm": "shared"},
+        {"realm": None},
         {"v": True},
         {"v": "1"},
         {"iat": "1000"},

@@ -128,16 +128,32 @@ async def test_a_tampered_state_earns_a_fresh_question(sandbox: Sandbox) -> None
 
 
 async def test_a_state_sealed_with_another_key_earns_a_fresh_question(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY,)) as elsewhere:
+    # One store for both (as replicas sharing Redis): only the key differs.
+    store = InMemoryTokenStore()
+    async with harness_for(
+        sandbox, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY,), token_store=store
+    ) as elsewhere:
         foreign = await first_state(elsewhere)
-    async with harness_for(sandbox, sandbox.admin_token) as harness:
+    async with harness_for(sandbox, sandbox.admin_token, token_store=store) as harness:
         state_of(await fresh_question_then(harness, sandbox, foreign))
 
 
+async def test_a_state_whose_use_another_store_records_earns_a_fresh_question(sandbox: Sandbox) -> None:
+    # guard.md §7: the same keys, another process's memory (a replica, the server restarted).
+    async with harness_for(sandbox, sandbox.admin_token) as elsewhere:
+        foreign = await first_state(elsewhere)
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        state_of(await fresh_question_then(harness, sandbox, foreign))
+    assert harness.audit.outcomes() == ["seal_rejected", "asked"]
+
+
 async def test_a_state_from_a_retired_key_still_in_the_ring_is_accepted(sandbox: Sandbox) -> None:
-    async with harness_for(sandbox, sandbox.admin_token, seal_keys=(SEAL_KEY,)) as before:
+    # Keys rotate across the replicas of one store; a state crosses processes only with the store shared.
+    store = InMemoryTokenStore()
+    async with harness_for(sandbox, sandbox.admin_token, seal_keys=(SEAL_KEY,), token_store=store) as before:
         state = await first_state(before)
-    async with harness_for(sandbox, sandbox.admin_token, seal_keys=(OTHER_SEAL_KEY, SEAL_KEY)) as after:
+    rotated = (OTHER_SEAL_KEY, SEAL_KEY)
+    async with harness_for(sandbox, sandbox.admin_token, seal_keys=rotated, token_store=store) as after:
         with anyio.fail_after(15):
             async with Client(after.server, mode="2026-07-28", elicitation_callback=Person()) as client:
                 done = await ask(client, input_responses=YES, request_state=state)

@@ -1,0 +1,106 @@
+"""MCP Apps: the approval view's resource, the app-only tool its buttons call, and when a connection asks
+through it (ADR 0049)."""
+
+from collections.abc import Mapping
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from adapters.mcp_server.application import McpApplication
+from adapters.mcp_server.capabilities import (
+    PUSH_ELICITATION_REVISIONS,
+    declares_apps,
+    declares_form_elicitation,
+)
+from domain.woodpecker.approval_view import (
+    APP_MIME_TYPE,
+    APP_TOOL,
+    APPROVAL_VIEW_HTML,
+    VIEW_URI,
+)
+
+
+def app_channel(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> bool:
+    """This request's guarded calls ask through the approval view (ADR 0049): the client shows MCP
+    Apps views and no dialog can reach it on this connection, and the server was not started with
+    ELICITATION=false (which always means the token)."""
+    session = ctx.session
+    if not app.elicitation_enabled or not declares_apps(session.client_capabilities):
+        return False
+    if not declares_form_elicitation(session.client_capabilities):
+        return True
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return False
+    return ctx.protocol_version not in PUSH_ELICITATION_REVISIONS or not session.can_send_request
+
+
+# ------------------------------------------------------------------ MCP Apps: the approval view
+
+APP_TOOL_DEFINITION = types.Tool(
+    name=APP_TOOL,
+    title="Answer the approval view",
+    description=(
+        "Called only by this server's approval view, when the person presses Approve or Decline: "
+        "runs the one guarded call the view showed, once, if they approved it."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "tool": {"type": "string", "description": "The guarded tool the view asked about."},
+            "arguments": {"type": "object", "description": "That call's arguments, as the host gave them."},
+            "ticket": {"type": "string", "description": "The view's single-use ticket."},
+            "approve": {"type": "boolean", "description": "true: Approve; false: Decline."},
+        },
+        "required": ["tool", "arguments", "ticket", "approve"],
+        "additionalProperties": False,
+    },
+    annotations=types.ToolAnnotations(
+        title="Answer the approval view",
+        read_only_hint=False,
+        destructive_hint=True,
+        idempotent_hint=False,
+        open_world_hint=True,
+    ),
+    # visibility ["app"]: the host keeps it out of the model's tool list and lets only our view call it.
+    _meta={"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}},
+)
+
+APPROVAL_VIEW_RESOURCE = types.Resource(
+    uri=VIEW_URI,
+    name="approval_view",
+    title="Approve a Woodpecker CI change",
+    description="Shows the person one guarded call's question with Approve and Decline.",
+    mime_type=APP_MIME_TYPE,
+)
+
+
+def with_view(tool: types.Tool) -> types.Tool:
+    """A guarded tool as an MCP Apps client is listed it: its results render in the approval view."""
+    return tool.model_copy(update={"meta": {**(tool.meta or {}), "ui": {"resourceUri": VIEW_URI}}})
+
+
+def read_approval_view() -> types.ReadResourceResult:
+    # No `_meta.ui.csp`: the host's restrictive default (no external origin) is what the view needs.
+    return types.ReadResourceResult(
+        contents=[
+            types.TextResourceContents(
+                uri=VIEW_URI,
+                mime_type=APP_MIME_TYPE,
+                text=APPROVAL_VIEW_HTML,
+                _meta={"ui": {"prefersBorder": True}},
+            )
+        ]
+    )
+
+
+def view_answer(params: types.CallToolRequestParams) -> tuple[str, Any, str, bool] | None:
+    """The view's answer (tool, its arguments, ticket, approve), or None when it is not one."""
+    raw = params.arguments or {}
+    tool, arguments, ticket, approve = (raw.get(k) for k in ("tool", "arguments", "ticket", "approve"))
+    if not (isinstance(tool, str) and isinstance(ticket, str) and isinstance(approve, bool)):
+        return None
+    if not isinstance(arguments, Mapping) or set(raw) - {"tool", "arguments", "ticket", "approve"}:
+        return None
+    return tool, dict(arguments), ticket, approve

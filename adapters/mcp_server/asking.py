@@ -1,0 +1,131 @@
+"""How a guarded call reaches the person on this request: the pushed dialog (the `Asker` port over the
+session), the 2026-07-28 question's schema and answer, the progress port, and the channel choice."""
+
+import logging
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+
+from adapters.mcp_server.application import McpApplication, identity
+from adapters.mcp_server.apps import app_channel
+from adapters.mcp_server.capabilities import PUSH_ELICITATION_REVISIONS, declares_form_elicitation
+from ports.asker import Answer, no_answer
+from ports.use_cases.guarded import CallContext, Channel
+
+logger = logging.getLogger(__name__)
+
+# The key of our one question in `inputRequests` / `inputResponses` (2026-07-28).
+CONFIRM_KEY = "confirm"
+CONFIRM_SCHEMA: types.ElicitRequestedSchema = {
+    "type": "object",
+    "properties": {
+        "confirm": {
+            "type": "boolean",
+            "title": "Confirm",
+            "description": "Yes, do this. Anything else and nothing is done.",
+        }
+    },
+    "required": ["confirm"],
+}
+
+
+class McpSessionAsker:
+    """The Asker port over a 2025-11-25 session: `elicitation/create` tied to the tool call's request."""
+
+    def __init__(
+        self, session: ServerSession, request_id: types.RequestId | None, timeout: float | None
+    ) -> None:
+        self._session = session
+        self._request_id = request_id
+        self._timeout = timeout
+
+    async def ask(self, message: str) -> Answer:
+        try:
+            with anyio.fail_after(self._timeout):
+                result = await self._session.elicit_form(
+                    message, CONFIRM_SCHEMA, related_request_id=self._request_id
+                )
+        except TimeoutError:
+            logger.info("the elicitation timed out; nobody answered, nothing is done")
+            return no_answer("timeout")
+        except MCPError as e:
+            # The client, or a gateway between it and the person, answered with an error (no
+            # back-channel, a dialog it cannot draw), or the SDK timed the request out itself.
+            logger.info("the elicitation was answered with an error; nothing is done")
+            return no_answer("timeout" if e.error.code == types.REQUEST_TIMEOUT else "error")
+        except ValidationError:
+            logger.info("the elicitation came back as no elicitation result; nothing is done")
+            return no_answer("malformed")
+        except Exception:
+            # Any other failure on the way (a connection that broke) is no answer: never a yes.
+            logger.info("the elicitation did not come back with an answer; nothing is done")
+            return no_answer("error")
+        return answer_of(result)
+
+
+def answer_of(result: object) -> Answer:
+    """Our reading of an elicitation result: only accept with `confirm` exactly true is a yes;
+    anything that is no elicitation result is no answer at all."""
+    if not isinstance(result, types.ElicitResult):
+        return no_answer("malformed")
+    if result.action != "accept":
+        return Answer(result.action)
+    content = result.content or {}
+    return Answer("accept", confirmed=content.get("confirm") is True)
+
+
+class McpProgress:
+    """The Progress port over the request's own session: `notifications/progress` against the
+    client's progressToken (the SDK sends nothing when the request carried none)."""
+
+    def __init__(self, session: ServerSession) -> None:
+        self._session = session
+
+    async def report(self, progress: float, total: float | None, message: str) -> None:
+        try:
+            await self._session.report_progress(progress, total, message)
+        except Exception:
+            # A client that cannot be told (gone, no back-channel) must not fail the call.
+            logger.debug("a progress notification could not be sent", exc_info=True)
+
+
+def _input_answer(params: types.CallToolRequestParams) -> Answer | None:
+    responses = params.input_responses or {}
+    if CONFIRM_KEY not in responses:
+        return None
+    return answer_of(responses[CONFIRM_KEY])
+
+
+def call_context(
+    ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams, app: McpApplication
+) -> CallContext:
+    """Pick the channel for this one request. Modern capabilities are per request, never remembered."""
+    principal, credential = identity(ctx, app)
+    session = ctx.session
+    modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+    if not app.elicitation_enabled:
+        return CallContext(principal, credential, "token", no_dialog="server")
+    if app_channel(ctx, app):
+        return CallContext(principal, credential, "app")
+    if not declares_form_elicitation(session.client_capabilities):
+        return CallContext(principal, credential, "token", no_dialog="client")
+    if not modern and ctx.protocol_version not in PUSH_ELICITATION_REVISIONS:
+        # The negotiated revision has no dialog to carry (docs/clients.md lists what each serves).
+        return CallContext(principal, credential, "token", no_dialog="connection")
+    if modern:
+        return CallContext(
+            principal, credential, "mrtr", answer=_input_answer(params), request_state=params.request_state
+        )
+    if not session.can_send_request:
+        # A handshake-era connection without a back-channel (stateless or JSON-response HTTP) cannot
+        # carry a dialog. The client declared it can show one, so the fallback must not blame it.
+        return CallContext(principal, credential, "token", no_dialog="connection")
+    channel: Channel = "push"
+    asker = McpSessionAsker(session, ctx.request_id, app.ask_timeout_seconds)
+    return CallContext(principal, credential, channel, asker=asker)
