@@ -116,8 +116,14 @@ def _shown(value: object) -> str:
 
 
 class _Lines:
-    """Where a key path is set: the first line whose prefix of the file defines it. Used only to
-    name the line of a refusal (a parse per line, paid only when the policy is refused)."""
+    """Where a key path is set: the first line whose prefix of the file defines it (tomllib gives no
+    positions). Used only to name the line of a refusal, in a file that parses whole.
+
+    A prefix that parses and defines the path stays defining it as lines are added (TOML only adds
+    keys), so the line is found by bisection, a prefix that does not parse (inside a multi-line
+    string or array) standing for the next one that does; a value over several lines is then named by
+    the line its key is on. Each refusal costs a few parses.
+    """
 
     def __init__(self, text: str) -> None:
         self._lines = text.splitlines()
@@ -133,14 +139,37 @@ class _Lines:
                 self._parsed[end] = None
         return self._parsed[end]
 
+    def _parsing(self, end: int) -> tuple[int, dict[str, Any]]:
+        """The first prefix from `end` lines on that parses (the whole file always does)."""
+        last = len(self._lines)
+        while end < last:
+            parsed = self._prefix(end)
+            if parsed is not None:
+                return end, parsed
+            end += 1
+        whole = self._prefix(last)
+        return last, whole if whole is not None else {}
+
+    def _defines(self, end: int, path: tuple[str, ...]) -> bool:
+        node: Any = self._parsing(end)[1]
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        return node is not None
+
     def of(self, *path: str) -> int:
-        for end in range(1, len(self._lines) + 1):
-            node: Any = self._prefix(end)
-            for key in path:
-                node = node.get(key) if isinstance(node, dict) else None
-            if node is not None:
-                return end
-        return max(len(self._lines), 1)
+        low, high = 1, max(len(self._lines), 1)
+        while low < high:
+            middle = (low + high) // 2
+            if self._defines(middle, path):
+                high = middle
+            else:
+                low = middle + 1
+        end = min(self._parsing(low)[0], max(len(self._lines), 1))
+        # A value over several lines: its key is on the line after the last prefix that parses.
+        start = end - 1
+        while start > 0 and self._prefix(start) is None:
+            start -= 1
+        return start + 1
 
 
 def _parse_error(source: str, text: str, message: str) -> PolicyError:

@@ -163,6 +163,17 @@ def test_a_duration_is_minutes_and_seconds(raw: object, seconds: int | None) -> 
         ('[tools.delete_secret]\nexpires_in = "5s"\n', 2, "too short for a person to read and answer"),
         ("[tools.delete_secret]\nexpires_in = 120\n", 2, 'write a duration such as "90s"'),
         ('[tools.get_repository]\nexpires_in = "2m"\n', 2, "means nothing: get_repository never asks"),
+        # A value over several lines does not move the line named for a later key.
+        (
+            '[tools.delete_secret]\nask = "always"\n# next\n[tools.x_y]\nlist = [\n  "a",\n]\n',
+            4,
+            "no tool is named x_y",
+        ),
+        (
+            '[tools.delete_secret]\nask = "always"\n[tools.get_repository]\nfour_eyes = """\n[tools.nope]\n"""\n',
+            4,
+            "unknown key four_eyes in [tools.get_repository]",
+        ),
         # A file that does not parse names its line too.
         ('[tools.delete_secret]\nask = "always"\nexpires_in = 2m\n', 3, "does not parse as TOML"),
         ("[tools.delete_secret]\ndeny = true\ndeny = true\n", 3, "does not parse as TOML"),
