@@ -15,7 +15,7 @@ write, and only then runs the tool.
 import hashlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from domain.calls import ValidCall
@@ -469,6 +469,8 @@ class GuardedCalls:
             args: Mapping[str, Any] = self._calls.prepare(tool, arguments).without(CONFIRM_TOKEN_ARG).args
         except InvalidArguments:
             args = {}
+        if not self._elicitation_enabled:
+            ctx = replace(ctx, channel="token")  # the path a question would have taken
         self._write(spec, args, ctx, "denied", f"tools.{tool}.deny")
         return outcomes.denied_by_policy()
 
