@@ -182,6 +182,21 @@ class Endpoint:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolPolicy:
+    """What the operator's policy file adds to a tool (docs/adr/0079). It only tightens.
+
+    `deny`: every call is refused before anything is asked or sent. `ask_always`: every call asks
+    a person, reads included (`domain.guard.policy.decide`). `expires_in`: the life, in seconds, of
+    this tool's questions, seals, tickets and tokens, never longer than their defaults (None: the
+    defaults). The policy file's rules are `domain.guard.policy_file`.
+    """
+
+    deny: bool = False
+    ask_always: bool = False
+    expires_in: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolSpec:
     name: str
     title: str
@@ -197,6 +212,8 @@ class ToolSpec:
     params: tuple[Param, ...]
     endpoints: tuple[Endpoint, ...] = ()
     notes: tuple[str, ...] = ()
+    # The operator's policy for this tool (WOODPECKER_MCP_POLICY); None: no rule names it.
+    policy: ToolPolicy | None = None
 
     @property
     def is_read(self) -> bool:

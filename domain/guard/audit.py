@@ -13,7 +13,8 @@ Path = Literal["dialog", "token", "sealed", "app"]
 # dismissed the dialog), no_answer (an error, a time-out or something that is no answer came back),
 # abandoned (the call ended while the question was open: the client cancelled it, timed out on its
 # own, or went away), seal_rejected (2026-07-28), or failed. After `approved`, `abandoned` means the
-# call ended before its result was known (ADR 0048).
+# call ended before its result was known (ADR 0048). `denied`: the operator's policy refuses every call
+# of the tool, so nothing was asked or sent (ADR 0079).
 Outcome = Literal[
     "asked",
     "approved",
@@ -28,6 +29,7 @@ Outcome = Literal[
     "ticket_rejected",
     "executed",
     "failed",
+    "denied",
 ]
 
 # Target names whose string values are a fixed vocabulary (not typed by anyone) and may be kept.
@@ -71,15 +73,17 @@ def audit_event(
     path: Path,
     outcome: Outcome,
     principal: str | None,
+    policy: str | None = None,
 ) -> dict[str, object]:
     """The record: ISO-8601 UTC time, tool, target ids, short fingerprint, path, outcome, principal.
 
     `fingerprint` should be the call's `audit_fingerprint` (which depends on no body value, so
     no secret value can be tested against it); it is shortened. `principal` is already a keyed
     digest; it is shortened further. No token value, no secret and no text written by the forge
-    or a repository can reach the record.
+    or a repository can reach the record. `policy`, when the operator's policy refused the call or
+    added its question, names that rule (`tools.NAME.deny`, `tools.NAME.ask`): the record then has it.
     """
-    return {
+    event: dict[str, object] = {
         "event": "guard",
         "time": datetime.fromtimestamp(now, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "tool": tool,
@@ -89,3 +93,6 @@ def audit_event(
         "outcome": outcome,
         "principal": short(principal) if principal is not None else None,
     }
+    if policy is not None:
+        event["policy"] = policy
+    return event

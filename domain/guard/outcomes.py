@@ -63,6 +63,25 @@ def unknown_tool(tool: str) -> ToolResult:
     )
 
 
+def denied_by_policy() -> ToolResult:
+    """A tool the operator's policy denies: refused before anything was asked or sent (ADR 0079)."""
+    return error_result(
+        "denied_by_policy",
+        "Nothing was done: this server's policy denies this tool, so every call of it is refused "
+        "before anything is asked or sent. Only the operator can change that, in the server's policy "
+        "file; do not retry it.",
+        done=False,
+    )
+
+
+def duration_words(seconds: int) -> str:
+    """`5 minutes`, `1 minute`, `90 seconds`: how a question's or a token's life is said."""
+    if seconds % 60 == 0:
+        minutes = seconds // 60
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"
+
+
 def read_failed(why: object, *, again: bool = False) -> ToolResult:
     """Reading the stored object the guard compares against failed (`again`: at the re-check)."""
     what = "re-reading" if again else "reading"
@@ -131,7 +150,7 @@ def token_issued(token: str, *, no_dialog: NoDialog, question: str, ttl_seconds:
         f"Nothing was done yet. {_NOBODY_ASKED[no_dialog]}\n\n"
         "To go ahead, call this same tool again with exactly the same arguments plus "
         f'confirm_token: "{token}". The token works once, only for these arguments, for '
-        f"{ttl_seconds // 60} minutes.\n\n"
+        f"{duration_words(ttl_seconds)}.\n\n"
         f"What the second call will do:\n{question}\n\n"
         "The token proves only that the call was made twice with the same arguments. It "
         "does not show that a person saw or approved anything."
@@ -198,8 +217,8 @@ def view_issued(
     )
     text = (
         f"Nothing was done yet. {first}The approval view of this server shows the person this question "
-        f"with Approve and Decline buttons; the call runs once if they approve within {ttl_seconds // 60} "
-        "minutes, and not at all if they decline or nobody answers.\n\n"
+        f"with Approve and Decline buttons; the call runs once if they approve within "
+        f"{duration_words(ttl_seconds)}, and not at all if they decline or nobody answers.\n\n"
         f"The question shown:\n{question}\n\n"
         "An approval there means it was approved in the host's view: the host keeps that button's tool "
         "from the model, as the MCP Apps specification requires. If no view with Approve and Decline "

@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from domain.arguments import check_value
-from domain.guard.fingerprint import body_of
+from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, body_of
+from domain.guard.policy import POLICY_ASK
 from domain.guard.question import DEFAULT_LIMIT, Question, build, labelled, labelled_url
 from domain.parsing.urls import BadUrl, split_url
 from domain.tools import Param, ToolSpec
@@ -196,8 +197,20 @@ def field_lines(tool: ToolSpec, args: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def argument_lines(tool: ToolSpec, args: Mapping[str, Any]) -> list[str]:
+    """One labelled line per argument the call passes, in catalogue order (a tool the operator's
+    policy makes ask binds them all); a secret is named, never shown."""
+    return [
+        line
+        for p in tool.params
+        if p.name in args and p.name != CONFIRM_TOKEN_ARG
+        for line in _lines(p.name, p, _value_text(p, args[p.name]))
+    ]
+
+
 def _unknown(reasons: frozenset[str], known: frozenset[str]) -> list[str]:
-    return [UNDESCRIBED] if reasons - known - {"always"} else []
+    # The policy's own reason is worded by questions.question_for, not here.
+    return [UNDESCRIBED] if reasons - known - {"always", POLICY_ASK} else []
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """The `woodpecker-ci-mcp` command: stdio by default, Streamable HTTP, or the sandbox; exit 1 with one line per startup error.
 
 `parser` (the options and `--help`), `serve` (stdio and HTTP), `sandbox` (the simulated
-Woodpecker and this server against it). Only the standard library and the settings' table of
+Woodpecker and this server against it), `policy` (`policy check FILE`). Only the standard library and the settings' table of
 variables load before the command is known: `--help` and `--version` must answer at once (a
 gateway may start a process per request), so they import neither pydantic, the catalogue nor
 the SDK (ADR 0052); the settings readers, the HTTP stack, the sandbox, Redis and the DI
@@ -34,6 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     check_usage(parser, args)
     try:
+        if args.command == "policy":
+            from entrypoints.cli.policy import check
+
+            return check(args.file)
         if args.command == "sandbox":
             from entrypoints.cli.sandbox import run_sandbox
 

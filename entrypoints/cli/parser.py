@@ -29,6 +29,7 @@ def _environment_table() -> str:
             f"  WOODPECKER_MCP_BEARER=$(openssl rand -base64 32) {PROGRAM} --transport http",
             f"  {PROGRAM} sandbox                 # try every tool against a simulated Woodpecker",
             f"  {PROGRAM} sandbox --api-only --port 0",
+            f"  {PROGRAM} policy check policy.toml   # check a WOODPECKER_MCP_POLICY file, print its rules",
         ]
     )
 
@@ -125,6 +126,25 @@ def _add_sandbox_command(commands: "argparse._SubParsersAction[argparse.Argument
     )
 
 
+def _add_policy_command(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    policy = commands.add_parser(
+        "policy",
+        help="check a policy file (WOODPECKER_MCP_POLICY) and print its effective rules",
+        description="The policy file's commands (docs/policy.md).",
+    )
+    actions = policy.add_subparsers(dest="policy_command", metavar="{check}", required=True)
+    check = actions.add_parser(
+        "check",
+        help="check FILE as a start would and print its rules, one a line",
+        description=(
+            "Check a policy file exactly as the server checks WOODPECKER_MCP_POLICY at start, and print "
+            "its effective rules, one a line. Exit code 0 when the server would use it, 1 when it would "
+            "stop the server (each problem one line on stderr, naming the line and the fix)."
+        ),
+    )
+    check.add_argument("file", metavar="FILE", help="the policy file (TOML)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROGRAM,
@@ -133,13 +153,18 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_serving_options(parser)
-    _add_sandbox_command(parser.add_subparsers(dest="command", metavar="{sandbox}"))
+    commands = parser.add_subparsers(dest="command", metavar="{sandbox,policy}")
+    _add_sandbox_command(commands)
+    _add_policy_command(commands)
     return parser
 
 
 def check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Combinations the parser alone cannot refuse; each is a usage error (exit 2) naming the fix."""
-    if args.command == "sandbox":
+    if args.command == "policy":
+        if args.transport != "stdio" or args.host is not None or args.port is not None:
+            parser.error("--transport, --host and --port do not apply to `policy`")
+    elif args.command == "sandbox":
         if args.transport != "stdio" or args.host is not None or args.port is not None:
             parser.error(
                 "--transport, --host and --port before `sandbox` do not apply to it; "

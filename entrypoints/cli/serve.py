@@ -33,6 +33,13 @@ def announce(settings: Settings, http: HttpSettings | None = None) -> None:
         say(warning)
     if not settings.elicitation:
         say(ELICITATION_OFF_LINE)
+    if settings.policy is not None:
+        from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+        from entrypoints.settings.policy import policy_lines
+
+        # The effective policy, one line per rule: what the operator set is what they read (ADR 0079).
+        for text in policy_lines(settings.policy, WOODPECKER_TOOLS, settings.tools):
+            say(text)
     # Per-client and oauth HTTP need no token of the server's own: each person brings one.
     needs_token = http is None or http.auth == "shared"
     missing = [

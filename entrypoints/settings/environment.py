@@ -12,10 +12,13 @@ from collections.abc import Iterable, Mapping, MutableMapping
 
 from pydantic import ValidationError
 
+from domain.guard.policy_file import Policy, apply_policy
 from domain.tool_filter import ALLOW_VARIABLE, DENY_VARIABLE
 from domain.toolsets import TOOLSETS_VARIABLE
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from entrypoints.settings import tools
 from entrypoints.settings.model import HttpSettings, Settings, aliases
+from entrypoints.settings.policy import POLICY_VARIABLE, read_policy
 from entrypoints.settings.variables import KNOWN_VARIABLES, StartupError, line
 from entrypoints.settings.woodpecker import parse_token
 from ports.woodpecker import Credential
@@ -131,11 +134,23 @@ def read_settings(
         wait=(_raw(environ, "WOODPECKER_MCP_WAIT_SECONDS"), _raw(environ, "WOODPECKER_MCP_WAIT_MAX_SECONDS")),
     )
     errors.extend(selected.errors)
+    policy: Policy | None = None
+    if (path := _raw(environ, POLICY_VARIABLE)) is not None:
+        try:
+            policy = read_policy(path, WOODPECKER_TOOLS)
+        except StartupError as e:
+            errors.extend(e.lines)
     if errors or settings is None or selected.tools is None:
         raise StartupError(errors)
     warnings.extend(selected.warnings)
     warnings.extend(_unknown_variables(environ))
-    return settings.model_copy(update={"tools": selected.tools, "warnings": tuple(warnings)})
+    return settings.model_copy(
+        update={
+            "tools": apply_policy(selected.tools, policy),
+            "policy": policy,
+            "warnings": tuple(warnings),
+        }
+    )
 
 
 def _http_warnings(data: Mapping[str, object], server_token: Credential | None) -> list[str]:

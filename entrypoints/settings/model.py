@@ -7,6 +7,7 @@ naming the variable and the fix, never the value. `environment.read_settings` fi
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from domain.guard.policy_file import Policy
 from domain.tools import Catalogue
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from entrypoints.settings.guard import AuditFile, Elicitation, SealKeys, TokenStore
@@ -48,6 +49,9 @@ class Settings(BaseModel):
     token_store: TokenStore = Field(
         default="memory", validation_alias="WOODPECKER_MCP_TOKEN_STORE", repr=False
     )
+    # The file WOODPECKER_MCP_POLICY names, read and checked by `environment.read_settings`
+    # (policy.py); already applied to `tools`. None: no policy.
+    policy: Policy | None = Field(default=None, repr=False)
     warnings: tuple[str, ...] = ()
 
     @property

@@ -46,6 +46,11 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         str(MAX_WINDOW),
         f"the longest window a call may ask for (at most {LONGEST_CEILING}); keep it under clients' timeout",
     ),
+    (
+        "WOODPECKER_MCP_POLICY",
+        "none",
+        "TOML file of per-tool rules that only tighten: deny, ask always, a shorter expires_in",
+    ),
     ("WOODPECKER_MCP_SEAL_KEYS", "random", "comma list of base64 keys (>= 32 bytes); first seals, all open"),
     ("WOODPECKER_MCP_AUDIT_FILE", "stderr", "append the audit trail (JSON lines) to this file"),
     (

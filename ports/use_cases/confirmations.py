@@ -24,19 +24,20 @@ class Confirmations:
         self._randomness = randomness
         self._ttl = ttl
 
-    @property
-    def ttl(self) -> float:
-        """How long an issued token (or ticket) stays valid, in seconds."""
-        return self._ttl
+    def life(self, ttl: float | None = None) -> float:
+        """How long a token issued with `ttl` lives: the default, or a shorter `ttl`."""
+        return self._ttl if ttl is None else min(self._ttl, ttl)
 
-    async def issue(self, fingerprint: str, owner: str | None = None) -> str:
+    async def issue(self, fingerprint: str, owner: str | None = None, ttl: float | None = None) -> str:
         """A fresh token for `fingerprint`, replacing any pending one. The store sees only its digest.
 
         It counts against `owner`'s quota (the caller's account, else its principal; ADR 0046): a
-        flood evicts only its own.
+        flood evicts only its own. `ttl`: a shorter life than the default (an operator's policy,
+        ADR 0079); never a longer one.
         """
         token = new_token(self._randomness.token_bytes(TOKEN_BYTES))
-        await self._store.put(fingerprint, digest(token), self._clock.now() + self._ttl, owner)
+        life = self.life(ttl)
+        await self._store.put(fingerprint, digest(token), self._clock.now() + life, owner)
         return token
 
     async def redeem(

@@ -15,7 +15,7 @@ write, and only then runs the tool.
 import hashlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from domain.calls import ValidCall
@@ -23,11 +23,11 @@ from domain.guard import outcomes
 from domain.guard.audit import Outcome, Path, audit_event
 from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canonical_json, fingerprint
 from domain.guard.outcomes import NoDialog
-from domain.guard.policy import Decision, covers, decide, needs_current
+from domain.guard.policy import POLICY_ASK, Decision, covers, decide, denied, lifetime, needs_current
 from domain.guard.tokens import TOKEN_TTL_SECONDS
 from domain.guard.view_ticket import ended
 from domain.tools import ToolSpec
-from ports.asker import Answer, Asker
+from ports.asker import Answer, Asker, no_answer
 from ports.audit import AuditSink
 from ports.clock import Clock
 from ports.credential import Credential
@@ -36,7 +36,7 @@ from ports.forge import Forge, ForgeError, InvalidArguments, ToolResult
 from ports.progress import Progress
 from ports.token_store import TokenStoreUnavailable
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
-from ports.use_cases.sealed_questions import SealedQuestions
+from ports.use_cases.sealed_questions import SEALED_TTL_SECONDS, SealedQuestions
 from ports.use_cases.view_tickets import ViewTickets
 
 Channel = Literal["push", "mrtr", "token", "app"]
@@ -198,6 +198,9 @@ class GuardedCalls:
         """
         if tool not in self._forge.catalogue or (ctx.listed is not None and tool not in ctx.listed):
             return Complete(outcomes.unknown_tool(tool))
+        if denied(self._forge.catalogue.get(tool)):
+            # The operator's policy: refused whatever the arguments, before any question or request.
+            return Complete(self._denied(tool, arguments, ctx))
         try:
             valid = self._calls.prepare(tool, arguments)
         except InvalidArguments as e:
@@ -262,8 +265,12 @@ class GuardedCalls:
         decision = call.decision
         for _ in range(MAX_PUSH_ROUNDS):
             self._record(call, "asked")
+            asked_at = self._clock.now()
             with self._closing(call):
                 answer = await asker.ask(self._forge.question(call.spec, call.args, decision))
+            if answer.is_yes and self._late(call, asked_at):
+                # A policy's shorter life (ADR 0079): a yes given after it is no answer.
+                answer = no_answer("timeout")
             if not answer.is_yes:
                 return self._not_approved(call, answer)
             self._record(call, "approved")
@@ -315,7 +322,9 @@ class GuardedCalls:
         bindings = tuple(token_binding(fp, call.decision.reasons) for fp in call.fingerprints)
         try:
             if token is None:
-                issued = await self._confirmations.issue(bindings[0], call.ctx.owner)
+                issued = await self._confirmations.issue(
+                    bindings[0], call.ctx.owner, ttl=self._life(call, TOKEN_TTL_SECONDS)
+                )
                 self._record(call, "token_issued")
                 return Complete(self._token_issued(call, issued))
             outcome = await self._confirmations.redeem(bindings, token, call.ctx.owner)
@@ -359,7 +368,7 @@ class GuardedCalls:
             if not fits and not await self._tickets.retire(
                 ticket, await self._tickets.record(ticket, owner), owner
             ):
-                return Complete(await self._closed(call, ticket))
+                return Complete(await self._tickets.closed(ticket, owner))
             if not answer.is_yes:
                 await self._tickets.settle(ticket, "declined", owner)
                 return self._not_approved(call, answer)
@@ -390,34 +399,27 @@ class GuardedCalls:
         await self._tickets.settle(ticket, "changed", call.ctx.owner, then=new)
         return fresh
 
-    async def _closed(self, call: _Call, ticket: str) -> ToolResult:
-        state, _, then = await self._tickets.state(ticket, call.ctx.owner)
-        # Open, yet not this answer's to take: another answer took it a moment ago.
-        return outcomes.view_closed("unknown" if state == "open" else state, then)
-
     async def _view(
         self, call: _Call, decision: Decision, *, changed: bool = False
     ) -> tuple[ToolResult, str]:
-        ticket = await self._tickets.issue(ticket_binding(call.fingerprint, decision.reasons), call.ctx.owner)
+        life = self._life(call, TOKEN_TTL_SECONDS)
+        ticket = await self._tickets.issue(
+            ticket_binding(call.fingerprint, decision.reasons), call.ctx.owner, ttl=life
+        )
         self._record(call, "ticket_issued")
         shown = outcomes.view_issued(
             ticket,
             tool=call.spec.name,
             question=self._forge.question(call.spec, call.args, decision),
-            ttl_seconds=TOKEN_TTL_SECONDS,
+            ttl_seconds=life,
             resource_uri=self._view_uri,
             changed=changed,
         )
         return shown, ticket
 
     async def view_state(self, ticket: object, ctx: CallContext) -> ToolResult:
-        """What the approval view is told when it is shown: whether its ticket is open (for how long),
-        else what it came to. Reads only; another caller's ticket is unknown to this one."""
-        try:
-            state, left, then = await self._tickets.state(ticket, ctx.owner)
-        except TokenStoreUnavailable as e:
-            return outcomes.store_unavailable(e)
-        return outcomes.view_state(state, expires_in_seconds=left, then=then)
+        """What the approval view is told when it is shown (ADR 0066); reads only."""
+        return await self._tickets.told(ticket, ctx.owner)
 
     # ------------------------------------------------------------------ steps
 
@@ -441,7 +443,13 @@ class GuardedCalls:
         return Complete(result)
 
     def _question(self, call: _Call, decision: Decision) -> NeedInput:
-        state = self._sealed.issue(call.spec.name, call.fingerprint, call.ctx.principal, decision.reasons)
+        state = self._sealed.issue(
+            call.spec.name,
+            call.fingerprint,
+            call.ctx.principal,
+            decision.reasons,
+            ttl=self._life(call, int(SEALED_TTL_SECONDS)),
+        )
         self._record(call, "asked")
         return NeedInput(self._forge.question(call.spec, call.args, decision), state)
 
@@ -474,23 +482,56 @@ class GuardedCalls:
             token,
             no_dialog=call.ctx.no_dialog,
             question=self._forge.question(call.spec, call.args, call.decision),
-            ttl_seconds=TOKEN_TTL_SECONDS,
+            ttl_seconds=self._life(call, TOKEN_TTL_SECONDS),
         )
 
+    @staticmethod
+    def _life(call: _Call, default: int) -> int:
+        """How long this call's question, seal, ticket or token lives: `default`, or the operator's
+        shorter `expires_in` for the tool (ADR 0079)."""
+        return lifetime(call.spec, default)
+
+    def _late(self, call: _Call, asked_at: float) -> bool:
+        """A pushed question's life is the client's and the adapter's time-out; a policy's shorter
+        `expires_in` is checked here, when the answer comes (the dialog may stay open until then)."""
+        policy = call.spec.policy
+        expires_in = policy.expires_in if policy is not None else None
+        return expires_in is not None and self._clock.now() > asked_at + expires_in
+
+    def _denied(self, tool: str, arguments: Mapping[str, Any] | None, ctx: CallContext) -> ToolResult:
+        """The answer for a tool the policy denies, recorded with the rule that refused it. The
+        arguments are validated only for the record's targets; nothing else is done with them."""
+        spec = self._forge.catalogue.get(tool)
+        try:
+            args: Mapping[str, Any] = self._calls.prepare(tool, arguments).without(CONFIRM_TOKEN_ARG).args
+        except InvalidArguments:
+            args = {}
+        if not self._elicitation_enabled:
+            ctx = replace(ctx, channel="token")  # the path a question would have taken
+        self._write(spec, args, ctx, "denied", f"tools.{tool}.deny")
+        return outcomes.denied_by_policy()
+
     def _record(self, call: _Call, outcome: Outcome) -> None:
-        guard = call.spec.guard
-        names = guard.targets if guard is not None else ()
+        # The rule that added this call's question, when the policy did (ADR 0079).
+        rule = f"tools.{call.spec.name}.ask" if POLICY_ASK in call.decision.reasons else None
+        self._write(call.spec, call.args, call.ctx, outcome, rule)
+
+    def _write(
+        self, spec: ToolSpec, args: Mapping[str, Any], ctx: CallContext, outcome: Outcome, rule: str | None
+    ) -> None:
+        names = spec.guard.targets if spec.guard is not None else ()
         self._audit.record(
             audit_event(
                 now=self._clock.now(),
-                tool=call.spec.name,
-                targets={name: call.args.get(name) for name in names if name in call.args},
+                tool=spec.name,
+                targets={name: args.get(name) for name in names if name in args},
                 # Not the call's own fingerprint: that one digests body values (a new secret value,
                 # a password), and even a short prefix of it would let a reader of the audit trail
                 # test guesses of them.
-                fingerprint=audit_fingerprint(call.spec, call.args, call.ctx.principal),
-                path=call.path,
+                fingerprint=audit_fingerprint(spec, args, ctx.principal),
+                path=_PATHS[ctx.channel],
                 outcome=outcome,
-                principal=call.ctx.principal,
+                principal=ctx.principal,
+                policy=rule,
             )
         )

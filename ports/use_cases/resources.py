@@ -4,6 +4,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from domain.guard.policy import runs_unasked
 from domain.tools import Catalogue
 from domain.woodpecker import resources
 from domain.woodpecker.resources import TEMPLATES, Template
@@ -53,7 +54,13 @@ class Resources:
         self._guarded = guarded
 
     def _may_call(self, tool: str, ctx: CallContext) -> bool:
-        return tool in self._catalogue and (ctx.listed is None or tool in ctx.listed)
+        # A resource cannot ask anyone: a tool the operator's policy denies or makes ask (it then has
+        # a guard) is served as a tool only, where it is refused or asked (ADR 0079).
+        if tool not in self._catalogue:
+            return False
+        if not runs_unasked(self._catalogue.get(tool)):
+            return False
+        return ctx.listed is None or tool in ctx.listed
 
     def templates(self, ctx: CallContext) -> tuple[Template, ...]:
         """The templates whose tool this caller may call: a filtered tool's resource is not offered."""

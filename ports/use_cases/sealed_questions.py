@@ -28,15 +28,24 @@ class SealedQuestions:
         self._randomness = randomness
         self._ttl = ttl
 
-    def issue(self, tool: str, fingerprint: str, principal: str | None, reasons: frozenset[str]) -> str:
-        """The opaque requestState for this call's question."""
+    def issue(
+        self,
+        tool: str,
+        fingerprint: str,
+        principal: str | None,
+        reasons: frozenset[str],
+        ttl: float | None = None,
+    ) -> str:
+        """The opaque requestState for this call's question. `ttl`: a shorter life than the default
+        (an operator's policy, ADR 0079); never a longer one."""
         now = self._clock.now()
+        life = self._ttl if ttl is None else min(self._ttl, ttl)
         state = SealedState(
             tool=tool,
             fingerprint=fingerprint,
             principal=principal,
             issued_at=now,
-            expires_at=now + self._ttl,
+            expires_at=now + life,
             nonce=self._randomness.token_bytes(_NONCE_BYTES).hex(),
             reasons=frozenset(reasons),
             realm=self._used.realm,

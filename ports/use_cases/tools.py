@@ -7,6 +7,7 @@ from typing import Any, Literal
 from domain.arguments import ArgumentError, show
 from domain.arguments import validate as validate_arguments
 from domain.calls import ValidCall
+from domain.guard.policy import runs_unasked
 from domain.tools import Catalogue, ToolSpec
 from domain.woodpecker import echoes, references, requests, resources, results, waiting
 from domain.woodpecker.faults import Echoed, NoSuchStep, Unexpected
@@ -287,7 +288,12 @@ class ToolRunner:
         except ValueError as e:  # ShapeError, or a stored record that is not an object
             return results.unreadable(spec, args, e)
         links = resources.links_for(woodpecker(spec).answer, args, shaped.structured)
-        served = {t.tool for t in resources.TEMPLATES if t.tool in self.catalogue}
+        # A resource cannot ask: no link to one whose tool the operator's policy denies or makes ask.
+        served = {
+            t.tool
+            for t in resources.TEMPLATES
+            if t.tool in self.catalogue and runs_unasked(self.catalogue.get(t.tool))
+        }
         return replace(shaped, links=tuple(x for x in links if x.tool in served))
 
     async def check(self, call: ValidCall, credential: Credential | None) -> ToolResult | None:

@@ -7,6 +7,8 @@ instead of offering buttons) or closes (a question replaced by a new one is take
 store); it never lets a call run, so a record lost to the store's bounds costs only the telling.
 """
 
+from domain.calls import ToolResult
+from domain.guard import outcomes
 from domain.guard.tokens import is_well_formed
 from domain.guard.view_ticket import (
     MAX_HOPS,
@@ -31,10 +33,10 @@ class ViewTickets:
         self._confirmations = confirmations
         self._clock = clock
 
-    async def issue(self, binding: str, owner: str | None) -> str:
-        """A fresh ticket for `binding`, recorded open until it expires."""
-        ticket = await self._confirmations.issue(binding, owner)
-        opened = OpenTicket(self._clock.now() + self._confirmations.ttl, binding)
+    async def issue(self, binding: str, owner: str | None, *, ttl: float) -> str:
+        """A fresh ticket for `binding`, valid `ttl` seconds (at most a token's), recorded open until then."""
+        ticket = await self._confirmations.issue(binding, owner, ttl=ttl)
+        opened = OpenTicket(self._clock.now() + self._confirmations.life(ttl), binding)
         await self._confirmations.keep_record(record_key(ticket), encode(opened), RECORD_TTL_SECONDS, owner)
         return ticket
 
@@ -86,3 +88,18 @@ class ViewTickets:
             record = decode(await self._confirmations.read_record(record.then, owner))
             then, _ = view_state(record, now)
         return state, left, then
+
+    async def told(self, ticket: object, owner: str | None) -> ToolResult:
+        """What the approval view is told when it is shown: whether its ticket is open (for how long),
+        else what it came to. Another caller's ticket is unknown to this one."""
+        try:
+            state, left, then = await self.state(ticket, owner)
+        except TokenStoreUnavailable as e:
+            return outcomes.store_unavailable(e)
+        return outcomes.view_state(state, expires_in_seconds=left, then=then)
+
+    async def closed(self, ticket: str, owner: str | None) -> ToolResult:
+        """The answer to a closed ticket: it did nothing, and what the ticket came to."""
+        state, _, then = await self.state(ticket, owner)
+        # Open, yet not this answer's to take: another answer took it a moment ago.
+        return outcomes.view_closed("unknown" if state == "open" else state, then)
