@@ -18,6 +18,8 @@ install:
 	@if command -v npm >/dev/null 2>&1; then cd tests/node && npm ci --no-audit --no-fund --loglevel=error; fi
 	@# The official conformance suite and the Node 22 it runs on (docs/adr/0050).
 	@if command -v npm >/dev/null 2>&1; then cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error; fi
+	@# The MCP Apps host SDK (the ext-apps AppBridge) the approval view's browser tests run it in (docs/adr/0066).
+	@if command -v npm >/dev/null 2>&1; then cd tests/apps_host && npm ci --no-audit --no-fund --loglevel=error; fi
 	$(MAKE) --no-print-directory client-clis
 
 # The client command lines docs/clients.md tells people to run (Claude Code, Gemini CLI, Codex CLI,

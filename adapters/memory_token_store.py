@@ -68,13 +68,14 @@ class _Kind:
 
 
 class InMemoryTokenStore:
-    """Pending token digests and used nonces of one process.
+    """Pending token digests, used nonces and approval views' ticket records of one process.
 
     Each principal (`owner`) holds at most `per_principal` of each, and the store at most
     `max_entries` of each. A principal over its quota makes room from its own entries only
     (expired first, then its oldest), so one caller's flood never evicts another's pending
     token. A full store evicts from the principal holding the most. A used nonce that is still
-    live is never forgotten: when there is no room, the answer is refused (asked again).
+    live is never forgotten: when there is no room, the answer is refused (asked again). A record
+    is only told, so the oldest makes room like a pending token.
 
     Every operation completes without awaiting, so concurrent tasks on one event loop see
     each put and take as atomic; a lock covers callers on other threads too.
@@ -96,9 +97,10 @@ class InMemoryTokenStore:
         self._max = max_entries
         self._quota = min(per_principal, max_entries)
         self._now = now
-        # fingerprint -> digest; nonce -> "" (only its expiry counts).
+        # fingerprint -> digest; nonce -> "" (only its expiry counts); record key -> record.
         self._pending = _Kind()
         self._used = _Kind()
+        self._records = _Kind()
         self._ages = itertools.count()
         self._lock = threading.Lock()
         self._realm = "memory:" + secrets.token_hex(16)
@@ -117,18 +119,21 @@ class InMemoryTokenStore:
 
     async def put(self, fingerprint: str, digest: str, expires_at: float, owner: str | None = None) -> None:
         with self._lock:
-            pending = self._pending
-            pending.remove(fingerprint)
-            if pending.count(owner) >= self._quota:
-                pending.drop_expired(self._now(), owner)
-                while pending.count(owner) >= self._quota:
-                    pending.remove(pending.oldest_of(owner))
-            pending.add(fingerprint, digest, expires_at, owner, next(self._ages))
-            if len(pending) > self._max:
-                pending.drop_expired(self._now(), everyone=True, keep=fingerprint)
-                while len(pending) > self._max:
-                    victim = pending.fullest_owner(prefer=owner, keep=fingerprint)
-                    pending.remove(pending.oldest_of(victim, keep=fingerprint))
+            self._keep(self._pending, fingerprint, digest, expires_at, owner)
+
+    def _keep(self, kind: _Kind, key: str, value: str, expires_at: float, owner: str | None) -> None:
+        """Add or replace `key`, making room from `owner`'s own entries, then from the fullest owner's."""
+        kind.remove(key)
+        if kind.count(owner) >= self._quota:
+            kind.drop_expired(self._now(), owner)
+            while kind.count(owner) >= self._quota:
+                kind.remove(kind.oldest_of(owner))
+        kind.add(key, value, expires_at, owner, next(self._ages))
+        if len(kind) > self._max:
+            kind.drop_expired(self._now(), everyone=True, keep=key)
+            while len(kind) > self._max:
+                victim = kind.fullest_owner(prefer=owner, keep=key)
+                kind.remove(kind.oldest_of(victim, keep=key))
 
     async def take(self, fingerprint: str, digest: str, now: float, owner: str | None = None) -> bool:
         with self._lock:
@@ -164,3 +169,14 @@ class InMemoryTokenStore:
                     return False
             used.add(nonce, "", expires_at, owner, next(self._ages))
             return True
+
+    async def put_record(self, key: str, value: str, expires_at: float, owner: str | None = None) -> None:
+        with self._lock:
+            self._keep(self._records, key, value, expires_at, owner)
+
+    async def get_record(self, key: str, now: float, owner: str | None = None) -> str | None:
+        with self._lock:
+            entry = self._records.entries.get(key)
+        if entry is None or entry[2] != owner or now >= entry[1]:
+            return None
+        return entry[0]

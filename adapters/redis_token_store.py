@@ -182,6 +182,7 @@ class RedisTokenStore:
             decode_responses=True,
         )
         self._prefix = prefix
+        self._records = prefix + "record:"
         self._index = prefix + "index"
         self._owners = prefix + "owners"
         self._max_entries = max_entries
@@ -192,19 +193,26 @@ class RedisTokenStore:
         self._take = self._redis.register_script(_TAKE)
         self._consume = self._redis.register_script(_CONSUME)
 
-    def _keys(self, fingerprint: str, owner: str | None) -> tuple[list[str], str]:
+    def _keys(self, fingerprint: str, owner: str | None, prefix: str | None = None) -> tuple[list[str], str]:
         # Hashed so that key names (visible to anyone who can list Redis keys) carry no target
         # arguments and stay short whatever the fingerprint's length; the fingerprint is keyed
-        # already (docs/adr/0046), the principal a keyed digest too.
-        tag = _tag(owner)
-        entry = self._prefix + tag + ":" + hashlib.sha256(fingerprint.encode()).hexdigest()
-        return [entry, self._index, self._prefix + "owner:" + tag, self._owners], tag
+        # already (docs/adr/0046), the principal a keyed digest too. Records have a prefix, indexes
+        # and counts of their own (`prefix`), so they never take a pending token's room.
+        tag, prefix = _tag(owner), prefix or self._prefix
+        entry = prefix + tag + ":" + hashlib.sha256(fingerprint.encode()).hexdigest()
+        index, owners = (
+            (self._index, self._owners) if prefix == self._prefix else (prefix + "index", prefix + "owners")
+        )
+        return [entry, index, prefix + "owner:" + tag, owners], tag
 
     async def put(self, fingerprint: str, digest: str, expires_at: float, owner: str | None = None) -> None:
+        await self._store(fingerprint, digest, expires_at, owner, self._prefix)
+
+    async def _store(self, key: str, value: str, expires_at: float, owner: str | None, prefix: str) -> None:
         expire_ms = math.ceil(expires_at * 1000) + self._grace_ms
-        keys, tag = self._keys(fingerprint, owner)
-        args: list[str | int] = [f"{expires_at!r}|{digest}", expire_ms, self._max_entries, self._quota]
-        args += [self._prefix, tag]
+        keys, tag = self._keys(key, owner, prefix)
+        args: list[str | int] = [f"{expires_at!r}|{value}", expire_ms, self._max_entries, self._quota]
+        args += [prefix, tag]
         # Indexes are scored by the expiry by the caller's clock (ms, rounded down, as `now` is),
         # so an entry counts as expired there exactly when `take` would refuse it.
         at = [math.floor(self._now() * 1000), math.floor(expires_at * 1000)]
@@ -212,6 +220,24 @@ class RedisTokenStore:
             await self._put(keys=keys, args=[*args, *at])
         except (redis.exceptions.RedisError, OSError) as exc:
             raise _unavailable() from exc
+
+    async def put_record(self, key: str, value: str, expires_at: float, owner: str | None = None) -> None:
+        await self._store(key, value, expires_at, owner, self._records)
+
+    async def get_record(self, key: str, now: float, owner: str | None = None) -> str | None:
+        # The key names its owner (its tag), so another principal's record is never found. A plain
+        # read: an expired record is left for Redis's own expiry and the next put to collect.
+        (entry, *_), _ = self._keys(key, owner, self._records)
+        try:
+            value = await self._redis.get(entry)
+        except (redis.exceptions.RedisError, OSError) as exc:
+            raise _unavailable() from exc
+        expires_at, sep, record = str(value or "").partition("|")
+        try:
+            live = bool(sep) and now < float(expires_at)
+        except ValueError:
+            return None
+        return record if live else None
 
     async def take(self, fingerprint: str, digest: str, now: float, owner: str | None = None) -> bool:
         keys, tag = self._keys(fingerprint, owner)

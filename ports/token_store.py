@@ -11,8 +11,8 @@ class TokenStoreUnavailable(RuntimeError):
 
 
 class TokenStore(Protocol):
-    """Holds at most one pending token digest per fingerprint, each with an expiry, and the
-    nonces of sealed answers already acted on.
+    """Holds at most one pending token digest per fingerprint, each with an expiry, the
+    nonces of sealed answers already acted on, and the records of approval views' tickets.
 
     Stores see digests, never token values, and fingerprints keyed with a server secret
     (docs/adr/0046), never a plain digest of a call's arguments. Implementations bound what
@@ -49,4 +49,14 @@ class TokenStore(Protocol):
         A store that cannot record it (`owner` holds its quota of live nonces, or the store is
         full of them) answers False: ask again rather than risk a second run.
         """
+        ...
+
+    async def put_record(self, key: str, value: str, expires_at: float, owner: str | None = None) -> None:
+        """Keep `value` under `key` until `expires_at` (what became of an approval view's ticket,
+        docs/adr/0066), replacing any record there, counted against `owner` apart from tokens and
+        nonces. Records are for telling, never for deciding: one evicted to make room is lost."""
+        ...
+
+    async def get_record(self, key: str, now: float, owner: str | None = None) -> str | None:
+        """The record under `key` if it is `owner`'s and has not expired, else None. Changes nothing."""
         ...

@@ -1,5 +1,5 @@
-"""MCP Apps: the approval view's resource, the app-only tool its buttons call, and when a connection asks
-through it (ADR 0049)."""
+"""MCP Apps: the approval view's resource, the app-only tools its buttons and its check call, and when a
+connection asks through it (ADR 0049, ADR 0066)."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -16,6 +16,7 @@ from adapters.mcp_server.capabilities import (
 )
 from domain.woodpecker.approval_view import (
     APP_MIME_TYPE,
+    APP_STATE_TOOL,
     APP_TOOL,
     APPROVAL_VIEW_HTML,
     VIEW_URI,
@@ -66,6 +67,32 @@ APP_TOOL_DEFINITION = types.Tool(
     # visibility ["app"]: the host keeps it out of the model's tool list and lets only our view call it.
     _meta={"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}},
 )
+
+APP_STATE_TOOL_DEFINITION = types.Tool(
+    name=APP_STATE_TOOL,
+    title="Check the approval view",
+    description=(
+        "Called only by this server's approval view when it is shown: says whether its question is "
+        "still open, or what was decided. Changes nothing."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"ticket": {"type": "string", "description": "The view's ticket."}},
+        "required": ["ticket"],
+        "additionalProperties": False,
+    },
+    annotations=types.ToolAnnotations(
+        title="Check the approval view",
+        read_only_hint=True,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=False,
+    ),
+    # A view shown again (a conversation reloaded) reads what was decided instead of offering
+    # buttons (ADR 0066); app-only like the answer.
+    _meta={"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}},
+)
+APP_TOOL_DEFINITIONS = (APP_TOOL_DEFINITION, APP_STATE_TOOL_DEFINITION)
 
 APPROVAL_VIEW_RESOURCE = types.Resource(
     uri=VIEW_URI,

@@ -17,7 +17,7 @@ from adapters.mcp_server.application import (
     quota_owner,
     scope_value,
 )
-from adapters.mcp_server.apps import APP_TOOL_DEFINITION, app_channel, view_answer, with_view
+from adapters.mcp_server.apps import APP_TOOL_DEFINITIONS, app_channel, view_answer, with_view
 from adapters.mcp_server.asking import CONFIRM_KEY, CONFIRM_SCHEMA, McpProgress, call_context
 from adapters.mcp_server.linking import (
     ACCOUNT_TOOL_NAMES,
@@ -31,9 +31,7 @@ from adapters.mcp_server.middleware import call_arguments
 from adapters.mcp_server.results import INTERNAL_ERROR, to_call_tool_result, tool_definition
 from domain.guard import outcomes
 from domain.toolsets import admin_only
-from domain.woodpecker.approval_view import (
-    APP_TOOL,
-)
+from domain.woodpecker.approval_view import APP_STATE_TOOL, APP_TOOL
 from ports.asker import Answer
 from ports.linked_tokens import LinkedToken
 from ports.use_cases.guarded import CallContext, Complete
@@ -51,7 +49,7 @@ class ToolHandlers:
         if app.linking is not None:
             self.tools += ACCOUNT_TOOLS
         self.schemas = {t.name: t.input_schema for t in self.tools}
-        self.schemas[APP_TOOL] = APP_TOOL_DEFINITION.input_schema
+        self.schemas.update({t.name: t.input_schema for t in APP_TOOL_DEFINITIONS})
         self.guarded_tools = frozenset(spec.name for spec in app.catalogue if spec.guard is not None)
         self.admin_tools = admin_only(app.catalogue)
         self._needs_token = {spec.name for spec in app.catalogue} - NO_TOKEN_TOOLS
@@ -65,7 +63,7 @@ class ToolHandlers:
             tools = [with_view(t) if t.name in self.guarded_tools else t for t in self.tools]
             return types.ListToolsResult(
                 tools=[t for t in tools if listed is None or t.name in listed or t.name in ACCOUNT_TOOL_NAMES]
-                + [APP_TOOL_DEFINITION],
+                + list(APP_TOOL_DEFINITIONS),
                 cache_scope="private",
             )
         if listed is None and self.app.roles is None:
@@ -101,6 +99,11 @@ class ToolHandlers:
             quota_owner=await quota_owner(ctx, app),
         )
         name, arguments = params.name, call_arguments(params)
+        if name == APP_STATE_TOOL:
+            if call.channel != "app":
+                return to_call_tool_result(outcomes.unknown_tool(APP_STATE_TOOL))
+            ticket = (params.arguments or {}).get("ticket")
+            return to_call_tool_result(await app.guarded.view_state(ticket, call))
         if name == APP_TOOL:
             if call.channel != "app":
                 # For a connection that declared no MCP Apps, the view's tool does not exist.

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from domain.calls import ToolResult
 from domain.guard.question import flatten
+from domain.guard.view_ticket import ViewState
 
 # Who did not ask, on the token path: the client (it declared no dialog), this server (started with
 # ELICITATION=false), or this server's connection (the client can show a dialog, but this connection
@@ -84,7 +85,9 @@ def duration_words(seconds: int) -> str:
 def read_failed(why: object, *, again: bool = False) -> ToolResult:
     """Reading the stored object the guard compares against failed (`again`: at the re-check)."""
     what = "re-reading" if again else "reading"
-    return error_result("read_failed", f"Nothing was done: {what} the current state failed. {why}")
+    return error_result(
+        "read_failed", f"Nothing was done: {what} the current state failed. {why}", done=False
+    )
 
 
 # The texts below say "this tool" and "this same tool", never the tool's name: a gateway in front of
@@ -126,17 +129,6 @@ def declined(*, cancelled: bool) -> ToolResult:
         structured={"done": False, "outcome": "cancelled" if cancelled else "declined", "message": text},
         text=text,
     )
-
-
-def stale_view_declined() -> ToolResult:
-    """A Decline from an approval view whose ticket was no longer valid: already answered (the same
-    view shown twice, approved in one), expired, or another call's. This answer did nothing; whether
-    an earlier one ran the call is not this answer's to say, so it never claims the tool was not run."""
-    text = (
-        "This answer did nothing: the view it came from was no longer valid (already answered, "
-        "expired, or for another call or caller). If that view was answered before, that answer stands."
-    )
-    return ToolResult(structured={"done": False, "outcome": "declined", "message": text}, text=text)
 
 
 def no_answer(cause: NoAnswer) -> ToolResult:
@@ -208,17 +200,19 @@ APPROVAL_META_KEY = "approval_view"
 
 
 def view_issued(
-    ticket: str, *, tool: str, question: str, ttl_seconds: int, resource_uri: str, again: bool = False
+    ticket: str, *, tool: str, question: str, ttl_seconds: int, resource_uri: str, changed: bool = False
 ) -> ToolResult:
     """A guarded call on a host that shows MCP Apps views: the question goes to the approval view.
 
     The text says what an approval there proves and what to do where no view is shown. The view
-    reads only `_meta` (the question, the tool's name and the ticket), never this text.
+    reads only `_meta` (the question, the tool's name and the ticket), never this text. `changed`:
+    a new question, because what the call would do changed since the view's question was shown
+    (the view shows it as a new question, below the record of the one it replaces; ADR 0066).
     """
     first = (
-        "That approval was not valid for this call (already used, expired, or for another call or "
-        "caller), so nothing was done; the question is shown again. "
-        if again
+        "What this call would do changed since the question was shown, so that answer ran nothing; "
+        "this is a new question. "
+        if changed
         else ""
     )
     text = (
@@ -232,6 +226,14 @@ def view_issued(
         "the person so: they can connect a client that shows a dialog, or the operator can start this "
         "server with ELICITATION=false for the two-call token, which asks nobody."
     )
+    approval: dict[str, Any] = {
+        "tool": tool,
+        "question": question,
+        "ticket": ticket,
+        "expires_in_seconds": ttl_seconds,
+    }
+    if changed:
+        approval["replaces"] = "changed"
     return ToolResult(
         structured={
             "done": False,
@@ -240,13 +242,59 @@ def view_issued(
             "message": text,
         },
         text=text,
-        meta={
-            "ui": {"resourceUri": resource_uri},
-            APPROVAL_META_KEY: {
-                "tool": tool,
-                "question": question,
-                "ticket": ticket,
-                "expires_in_seconds": ttl_seconds,
-            },
-        },
+        meta={"ui": {"resourceUri": resource_uri}, APPROVAL_META_KEY: approval},
     )
+
+
+# What a view's ticket came to, as its state check and a closed ticket's answer name it (ADR 0066).
+_TICKET_ENDED: dict[ViewState, str] = {
+    "open": "it is still open",
+    "expired": "it expired unanswered, and nothing was done",
+    "unknown": (
+        "this server has no record of it for this caller (it expired or was answered long ago, the "
+        "server restarted, or it was another caller's)"
+    ),
+    "declined": "it was declined, and nothing was done",
+    "approved": "it was approved and the call was started; how the call ended was not recorded",
+    "ran": "it was approved, and the call ran once",
+    "failed": "it was approved, and the call ended with an error",
+    "not_run": "it was approved, but nothing was sent: the call could not go ahead",
+    "changed": (
+        "it was not run: what the call would do changed before it ran, so a new question replaced it"
+    ),
+}
+
+
+def _ended(state: ViewState, then: ViewState | None) -> str:
+    said = _TICKET_ENDED[state]
+    if state == "changed" and then is not None:
+        said += f"; of the new question, {_TICKET_ENDED[then]}"
+    return said
+
+
+def view_closed(state: ViewState, then: ViewState | None = None) -> ToolResult:
+    """An approval view's answer whose ticket was closed already (answered before, in this showing of
+    the view or another, expired, or not this caller's): this answer did nothing and asks nothing
+    again; `state` says what the ticket came to, for the view to show instead of buttons."""
+    text = f"This answer did nothing: its question was closed already ({_ended(state, then)})."
+    structured: dict[str, Any] = {"done": False, "outcome": "view_closed", "state": state}
+    if then is not None:
+        structured["then"] = then
+    return ToolResult(structured={**structured, "message": text}, text=text)
+
+
+def view_state(
+    state: ViewState, *, expires_in_seconds: int | None = None, then: ViewState | None = None
+) -> ToolResult:
+    """What the approval view learns when it is shown: whether its question is open (and for how
+    long), else what it came to. Reading it changes nothing."""
+    if state == "open" and expires_in_seconds is not None:
+        text = f"This question is open for {expires_in_seconds} more seconds."
+    else:
+        text = f"Of this question, {_ended(state, then)}."
+    structured: dict[str, Any] = {"outcome": "view_state", "state": state}
+    if expires_in_seconds is not None:
+        structured["expires_in_seconds"] = expires_in_seconds
+    if then is not None:
+        structured["then"] = then
+    return ToolResult(structured={**structured, "message": text}, text=text)

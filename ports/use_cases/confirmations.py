@@ -24,6 +24,10 @@ class Confirmations:
         self._randomness = randomness
         self._ttl = ttl
 
+    def life(self, ttl: float | None = None) -> float:
+        """How long a token issued with `ttl` lives: the default, or a shorter `ttl`."""
+        return self._ttl if ttl is None else min(self._ttl, ttl)
+
     async def issue(self, fingerprint: str, owner: str | None = None, ttl: float | None = None) -> str:
         """A fresh token for `fingerprint`, replacing any pending one. The store sees only its digest.
 
@@ -32,7 +36,7 @@ class Confirmations:
         ADR 0079); never a longer one.
         """
         token = new_token(self._randomness.token_bytes(TOKEN_BYTES))
-        life = self._ttl if ttl is None else min(self._ttl, ttl)
+        life = self.life(ttl)
         await self._store.put(fingerprint, digest(token), self._clock.now() + life, owner)
         return token
 
@@ -52,3 +56,11 @@ class Confirmations:
             if await self._store.take(candidate, digest(token), self._clock.now(), owner):
                 return RedeemOutcome.ACCEPTED
         return RedeemOutcome.REJECTED
+
+    async def keep_record(self, key: str, value: str, ttl: float, owner: str | None = None) -> None:
+        """Keep `value` under `key` for `ttl` seconds, beside the tokens (an approval view's ticket record)."""
+        await self._store.put_record(key, value, self._clock.now() + ttl, owner)
+
+    async def read_record(self, key: str, owner: str | None = None) -> str | None:
+        """The record `keep_record` left under `key` for `owner`, while it lasts."""
+        return await self._store.get_record(key, self._clock.now(), owner)

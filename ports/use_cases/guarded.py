@@ -25,6 +25,7 @@ from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canon
 from domain.guard.outcomes import NoDialog
 from domain.guard.policy import POLICY_ASK, Decision, covers, decide, denied, lifetime, needs_current
 from domain.guard.tokens import TOKEN_TTL_SECONDS
+from domain.guard.view_ticket import ended
 from domain.tools import ToolSpec
 from ports.asker import Answer, Asker, no_answer
 from ports.audit import AuditSink
@@ -36,6 +37,7 @@ from ports.progress import Progress
 from ports.token_store import TokenStoreUnavailable
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.sealed_questions import SEALED_TTL_SECONDS, SealedQuestions
+from ports.use_cases.view_tickets import ViewTickets
 
 Channel = Literal["push", "mrtr", "token", "app"]
 
@@ -181,6 +183,7 @@ class GuardedCalls:
         self._keys = keys
         self._calls = forge.calls
         self._confirmations = confirmations
+        self._tickets = ViewTickets(confirmations, clock)
         self._sealed = sealed
         self._audit = audit
         self._clock = clock
@@ -222,6 +225,11 @@ class GuardedCalls:
             except ForgeError as e:
                 return Complete(outcomes.read_failed(e))
         decision = decide(spec, args, current, rules)
+        if ctx.channel == "app" and ctx.ticket is not None and ctx.answer is not None:
+            # The approval view's answer: whatever the call now is, its ticket decides whether
+            # anything may run, at most once (ADR 0066).
+            keyed = self._keys.keyed(fingerprint(spec, args, ctx.principal))
+            return await self._app_answer(_Call(valid, keyed, decision, reads, ctx), ctx.ticket, ctx.answer)
         if not decision.ask and ctx.answer is not None and not ctx.answer.is_yes:
             # This request carries a person's no to this call's question (the view's Decline, a
             # 2026-07-28 retry's decline), their dismissal or no answer, and the object changed
@@ -335,54 +343,83 @@ class GuardedCalls:
 
     async def _app(self, call: _Call) -> CallOutcome:
         """The MCP Apps view: the first call returns it with a fresh ticket; the view's button sends
-        the ticket back (through the app-only tool) with the person's answer."""
-        ticket, answer = call.ctx.ticket, call.ctx.answer
-        bindings = tuple(ticket_binding(fp, call.decision.reasons) for fp in call.fingerprints)
+        the ticket back (through the app-only tool) with the person's answer (`_app_answer`)."""
         try:
-            if ticket is None or answer is None:
-                return Complete(await self._view(call, call.decision))
-            outcome = await self._confirmations.redeem(bindings, ticket, call.ctx.owner)
-        except TokenStoreUnavailable as e:
-            self._record(call, "failed")
-            return Complete(outcomes.store_unavailable(e))
-        if not answer.is_yes:
-            # Nothing runs, whatever the ticket: a valid one is used up by the no. A ticket no longer
-            # valid may have been used by an Approve in another showing of the same view, so this
-            # no is not said to be why the tool did not run.
-            if outcome is RedeemOutcome.REJECTED:
-                self._record(call, "ticket_rejected")
-                return Complete(outcomes.stale_view_declined())
-            return self._not_approved(call, answer)
-        try:
-            if outcome is RedeemOutcome.REJECTED:
-                # Used, expired, another call's or another caller's: a fresh view, never a run.
-                self._record(call, "ticket_rejected")
-                return Complete(await self._view(call, call.decision, again=True))
-            self._record(call, "approved")
-            applied = await self._apply(call, call.decision.reasons)
-            if isinstance(applied, Complete):
-                return applied
-            # The object changed since the view was shown so that the call widens more: ask again.
-            return Complete(await self._view(call, applied.decision))
+            return Complete((await self._view(call, call.decision))[0])
         except TokenStoreUnavailable as e:
             self._record(call, "failed")
             return Complete(outcomes.store_unavailable(e))
 
-    async def _view(self, call: _Call, decision: Decision, *, again: bool = False) -> ToolResult:
-        fp = call.fingerprint
+    async def _app_answer(self, call: _Call, ticket: str, answer: Answer) -> CallOutcome:
+        """The view's Approve or Decline. An open ticket is used up by the answer, whatever it is;
+        a closed one (answered in this showing of the view or another, expired, another caller's)
+        runs nothing and asks nothing again: its answer says what the ticket came to."""
+        owner = call.ctx.owner
+        try:
+            fits = False
+            if call.decision.ask:
+                bindings = tuple(ticket_binding(fp, call.decision.reasons) for fp in call.fingerprints)
+                fits = await self._tickets.redeem(bindings, ticket, owner) is RedeemOutcome.ACCEPTED
+                if not fits:
+                    self._record(call, "ticket_rejected")
+            # A ticket that does not fit may still be open: issued for this call before what it would
+            # do changed (or the view sent other arguments), or the call no longer asks at all. The
+            # answer still closes it, once; a closed one runs nothing.
+            if not fits and not await self._tickets.retire(
+                ticket, await self._tickets.record(ticket, owner), owner
+            ):
+                return Complete(await self._tickets.closed(ticket, owner))
+            if not answer.is_yes:
+                await self._tickets.settle(ticket, "declined", owner)
+                return self._not_approved(call, answer)
+            if not call.decision.ask:
+                result = await self._calls.execute(call.valid, call.ctx.credential)
+                await self._tickets.settle(ticket, ended(result), owner)
+                return Complete(result)
+            if not fits:
+                # A yes to another question than this call now asks: a new question.
+                return Complete(await self._replaced(call, ticket, call.decision))
+            self._record(call, "approved")
+            # Recorded before the write: a view shown while it runs, or after this server stopped
+            # in the middle, says it was approved rather than offering the question again.
+            await self._tickets.settle(ticket, "approved", owner)
+            applied = await self._apply(call, call.decision.reasons)
+            if isinstance(applied, Complete):
+                await self._tickets.settle(ticket, ended(applied.result), owner)
+                return applied
+            # The object changed since the view was shown so that the call widens more: ask again.
+            return Complete(await self._replaced(call, ticket, applied.decision))
+        except TokenStoreUnavailable as e:
+            self._record(call, "failed")
+            return Complete(outcomes.store_unavailable(e))
+
+    async def _replaced(self, call: _Call, ticket: str, decision: Decision) -> ToolResult:
+        """A new question in place of `ticket`'s, whose record points at it."""
+        fresh, new = await self._view(call, decision, changed=True)
+        await self._tickets.settle(ticket, "changed", call.ctx.owner, then=new)
+        return fresh
+
+    async def _view(
+        self, call: _Call, decision: Decision, *, changed: bool = False
+    ) -> tuple[ToolResult, str]:
         life = self._life(call, TOKEN_TTL_SECONDS)
-        ticket = await self._confirmations.issue(
-            ticket_binding(fp, decision.reasons), call.ctx.owner, ttl=life
+        ticket = await self._tickets.issue(
+            ticket_binding(call.fingerprint, decision.reasons), call.ctx.owner, ttl=life
         )
         self._record(call, "ticket_issued")
-        return outcomes.view_issued(
+        shown = outcomes.view_issued(
             ticket,
             tool=call.spec.name,
             question=self._forge.question(call.spec, call.args, decision),
             ttl_seconds=life,
             resource_uri=self._view_uri,
-            again=again,
+            changed=changed,
         )
+        return shown, ticket
+
+    async def view_state(self, ticket: object, ctx: CallContext) -> ToolResult:
+        """What the approval view is told when it is shown (ADR 0066); reads only."""
+        return await self._tickets.told(ticket, ctx.owner)
 
     # ------------------------------------------------------------------ steps
 

@@ -246,3 +246,35 @@ def test_a_principal_only_ever_evicts_or_freezes_its_own_unless_the_store_is_ful
                 assert store._used.count(o) <= quota
 
     anyio.run(run)
+
+
+# ---------------------------------------------------------------- approval views' ticket records
+
+
+async def test_a_record_is_read_by_its_owner_until_it_expires_and_reading_changes_nothing() -> None:
+    store = InMemoryTokenStore()
+    await store.put_record("r1", "open|1.0|b", expires_at=100.0, owner=ADMIN)
+    assert await store.get_record("r1", now=50.0, owner=ADMIN) == "open|1.0|b"
+    assert await store.get_record("r1", now=50.0, owner=ADMIN) == "open|1.0|b"
+    assert await store.get_record("r1", now=50.0, owner=FLOODER) is None
+    assert await store.get_record("r1", now=50.0) is None
+    assert await store.get_record("r2", now=50.0, owner=ADMIN) is None
+    await store.put_record("r1", "ran", expires_at=100.0, owner=ADMIN)
+    assert await store.get_record("r1", now=50.0, owner=ADMIN) == "ran"
+    assert await store.get_record("r1", now=100.0, owner=ADMIN) is None
+
+
+async def test_records_take_no_room_from_pending_tokens_and_a_flood_evicts_its_own_oldest() -> None:
+    store = InMemoryTokenStore(max_entries=10, per_principal=3, now=lambda: 0.0)
+    await store.put(FP_1, "d1", expires_at=100.0, owner=FLOODER)
+    await store.put_record("admin", "ran", expires_at=100.0, owner=ADMIN)
+    for i in range(30):
+        await store.put_record(f"flood-{i}", "declined", expires_at=100.0, owner=FLOODER)
+    await store.put_record(FP_1, "ran", expires_at=100.0, owner=FLOODER)  # a record's key is not a token's
+    assert await store.get_record("admin", now=1.0, owner=ADMIN) == "ran"
+    assert [await store.get_record(f"flood-{i}", now=1.0, owner=FLOODER) for i in range(27, 30)] == [
+        None,
+        "declined",
+        "declined",
+    ]
+    assert await store.take(FP_1, "d1", now=1.0, owner=FLOODER)

@@ -360,3 +360,30 @@ async def test_an_idle_principals_index_and_count_go_with_its_expired_entries(
     finally:
         raw.close()
         await store.aclose()
+
+
+async def test_a_record_in_redis_is_read_by_its_owner_until_it_expires_and_apart_from_tokens(
+    redis_url: str, redis_prefix: str
+) -> None:
+    store = RedisTokenStore(redis_url, prefix=redis_prefix, max_entries=20, per_principal=3)
+    now = time.time()
+    try:
+        await store.put("fp-1", digest_of("a"), now + LIFETIME, FLOODER)
+        await store.put_record("r1", "open|1.0|b", now + LIFETIME, ADMIN)
+        for i in range(10):
+            await store.put_record(f"flood-{i}", "declined", now + LIFETIME + i, FLOODER)
+        await store.put_record("fp-1", "ran", now + LIFETIME, FLOODER)  # a record's key is not a token's
+        assert await store.get_record("r1", now + 1, ADMIN) == "open|1.0|b"
+        assert await store.get_record("r1", now + 1, ADMIN) == "open|1.0|b"
+        assert await store.get_record("r1", now + 1, FLOODER) is None
+        assert await store.get_record("r1", now + LIFETIME, ADMIN) is None
+        assert [await store.get_record(f"flood-{i}", now + 1, FLOODER) for i in range(7, 10)] == [
+            None,
+            "declined",
+            "declined",
+        ]
+        await store.put_record("r1", "ran", now + LIFETIME, ADMIN)
+        assert await store.get_record("r1", now + 1, ADMIN) == "ran"
+        assert await store.take("fp-1", digest_of("a"), now + 1, FLOODER) is True
+    finally:
+        await store.aclose()

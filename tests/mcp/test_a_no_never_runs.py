@@ -84,8 +84,14 @@ async def test_a_declined_views_ticket_is_used_up_and_never_approves_afterwards(
                 await client.call_tool(APP_TOOL, answer(shown, dict(APPROVE), False))
                 after = await client.call_tool(APP_TOOL, answer(shown, dict(APPROVE), True))
     assert sandbox.state_changing_requests() == []
-    assert view_of(after)["ticket"] != shown["ticket"]
-    assert harness.audit.outcomes() == ["ticket_issued", "declined", "ticket_rejected", "ticket_issued"]
+    # The used ticket asks nothing again (ADR 0066): it says it was declined.
+    assert APPROVAL_META_KEY not in (after.meta or {})
+    assert after.structured_content is not None
+    assert (after.structured_content["outcome"], after.structured_content["state"]) == (
+        "view_closed",
+        "declined",
+    )
+    assert harness.audit.outcomes() == ["ticket_issued", "declined", "ticket_rejected"]
 
 
 async def test_two_approvals_racing_with_one_ticket_run_the_call_once(sandbox: Sandbox) -> None:
@@ -103,7 +109,11 @@ async def test_two_approvals_racing_with_one_ticket_run_the_call_once(sandbox: S
                         tg.start_soon(approve)
     assert [(r.method, r.path) for r in sandbox.state_changing_requests()] == PLANNED
     assert sorted(harness.audit.outcomes()).count("executed") == 1
-    assert sum(1 for r in results if APPROVAL_META_KEY in (r.meta or {})) == 3
+    assert not any(APPROVAL_META_KEY in (r.meta or {}) for r in results)  # no new question from a used ticket
+    closed = [
+        r.structured_content for r in results if (r.structured_content or {}).get("outcome") == "view_closed"
+    ]
+    assert len(closed) == 3
 
 
 async def test_a_decline_from_a_view_already_approved_does_not_say_the_tool_was_not_run(
@@ -121,6 +131,9 @@ async def test_a_decline_from_a_view_already_approved_does_not_say_the_tool_was_
     assert [(r.method, r.path) for r in sandbox.state_changing_requests()] == PLANNED
     words = str(getattr(late_no.content[0], "text", ""))
     assert "was not run" not in words and "did not approve" not in words
-    assert "no longer valid" in words
+    assert words.startswith(
+        "This answer did nothing: its question was closed already (it was approved, and the call ran once)"
+    )
     assert late_no.structured_content is not None and late_no.structured_content["done"] is False
+    assert late_no.structured_content["state"] == "ran"
     assert harness.audit.outcomes() == ["ticket_issued", "approved", "executed", "ticket_rejected"]

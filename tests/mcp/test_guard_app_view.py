@@ -23,6 +23,7 @@ from domain.guard.outcomes import APPROVAL_META_KEY
 from domain.guard.tokens import TOKEN_TTL_SECONDS
 from domain.woodpecker.approval_view import (
     APP_MIME_TYPE,
+    APP_STATE_TOOL,
     APP_TOOL,
     APPROVAL_VIEW_HTML,
     APPS_EXTENSION,
@@ -49,6 +50,9 @@ pytestmark = pytest.mark.anyio
 
 APPROVE = {"repo_id": 1, "number": 11}
 PLANNED = [("POST", "/api/repos/1/pipelines/11/approve")]
+# guard.md §1c: a push on dev of umbrella/infra, which requires approval for every event, asks.
+TRIGGER = {"repo_id": 3, "branch": "dev"}
+TRIGGERED = [("POST", "/api/repos/3/pipelines")]
 
 
 def apps() -> list[Any]:
@@ -82,10 +86,22 @@ def writes(sandbox: Sandbox) -> list[tuple[str, str]]:
     return [(r.method, r.path) for r in sandbox.state_changing_requests()]
 
 
+def closed(result: types.CallToolResult) -> str:
+    """The state a closed ticket's answer names, after checking it did nothing and offered no question."""
+    assert not result.is_error and APPROVAL_META_KEY not in (result.meta or {}), result.content
+    assert result.structured_content is not None
+    assert result.structured_content["outcome"] == "view_closed"
+    assert result.structured_content["done"] is False
+    assert text(result).startswith("This answer did nothing: its question was closed already (")
+    return str(result.structured_content["state"])
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_decline_sends_nothing_approve_sends_the_planned_request_once_and_a_replay_earns_a_fresh_view(
     sandbox: Sandbox, mode: str
 ) -> None:
+    """A replayed answer (the view shown again) runs nothing and, since ADR 0066, offers no new
+    question either: the view is shown afresh with what its ticket came to."""
     async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(20):
             async with Client(harness.server, mode=mode, extensions=apps()) as client:
@@ -111,10 +127,9 @@ async def test_decline_sends_nothing_approve_sends_the_planned_request_once_and_
     assert_clean_question(view_of(first)["question"], APPROVE)
     assert declined.structured_content is not None and declined.structured_content["outcome"] == "declined"
     assert not approved.is_error and APPROVAL_META_KEY not in (approved.meta or {})
-    # A used ticket, or the ticket a Decline used up, never runs the call: the view is shown afresh.
-    for fresh in (replay, declined_ticket):
-        assert view_of(fresh)["ticket"] not in (approval["ticket"], view_of(first)["ticket"])
-        assert "That approval was not valid for this call" in text(fresh)
+    # A used ticket, or the ticket a Decline used up, never runs the call nor asks again: it says
+    # what was decided.
+    assert (closed(replay), closed(declined_ticket)) == ("ran", "declined")
     assert harness.audit.outcomes() == [
         "ticket_issued",
         "declined",
@@ -122,9 +137,7 @@ async def test_decline_sends_nothing_approve_sends_the_planned_request_once_and_
         "approved",
         "executed",
         "ticket_rejected",
-        "ticket_issued",
         "ticket_rejected",
-        "ticket_issued",
     ]
     assert {e["path"] for e in harness.audit.events} == {"app"}
     assert approval["ticket"] not in repr(harness.audit.events)
@@ -162,7 +175,7 @@ async def test_a_token_is_never_a_ticket_nor_a_ticket_a_token(sandbox: Sandbox) 
                     "approve_pipeline", {**APPROVE, "confirm_token": approval["ticket"]}
                 )
     assert writes(sandbox) == []
-    view_of(as_ticket)
+    assert closed(as_ticket) == "unknown"
     view_of(with_token)  # a confirm_token on the view's connection still gets a view, never a run
     assert as_token.is_error and "No new token was issued" in text(as_token)
 
@@ -180,6 +193,7 @@ async def test_only_a_connection_that_declared_mcp_apps_is_listed_or_accepted_th
                     APP_TOOL,
                     {"tool": "approve_pipeline", "arguments": APPROVE, "ticket": "0" * 32, "approve": True},
                 )
+                not_checked = await plain.call_tool(APP_STATE_TOOL, {"ticket": "0" * 32})
                 token = await plain.call_tool("approve_pipeline", dict(APPROVE))
             async with Client(harness.server, mode=mode, extensions=apps()) as viewer:
                 tools = {t.name: t for t in (await viewer.list_tools()).tools}
@@ -193,8 +207,11 @@ async def test_only_a_connection_that_declared_mcp_apps_is_listed_or_accepted_th
     assert APP_TOOL not in {t.name for t in plain_tools} and plain_resources == []
     assert all(not (t.meta or {}).get("ui") for t in plain_tools)
     assert refused.is_error and "Unknown tool" in text(refused)
+    assert not_checked.is_error and "Unknown tool" in text(not_checked)
     assert token.structured_content is not None and "confirm_token" in token.structured_content
-    assert tools[APP_TOOL].meta == {"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}}
+    for app_only in (APP_TOOL, APP_STATE_TOOL):
+        assert tools[app_only].meta == {"ui": {"resourceUri": VIEW_URI, "visibility": ["app"]}}
+    assert tools[APP_STATE_TOOL].annotations is not None and tools[APP_STATE_TOOL].annotations.read_only_hint
     guarded = {t.name for t in WOODPECKER_TOOLS if t.guarded}
     assert {n for n, t in tools.items() if (t.meta or {}).get("ui") == {"resourceUri": VIEW_URI}} == guarded
     assert [(r.uri, r.mime_type) for r in resources] == [(VIEW_URI, APP_MIME_TYPE)]
@@ -202,7 +219,7 @@ async def test_only_a_connection_that_declared_mcp_apps_is_listed_or_accepted_th
     assert isinstance(content, types.TextResourceContents)
     assert content.mime_type == APP_MIME_TYPE and content.text == APPROVAL_VIEW_HTML
     # A client that shows both a dialog and views is asked in the dialog, and is listed no app tool.
-    assert APP_TOOL not in both_tools
+    assert APP_TOOL not in both_tools and APP_STATE_TOOL not in both_tools
     assert dialog.structured_content is not None and dialog.structured_content["outcome"] == "declined"
     assert writes(sandbox) == []
 
@@ -245,13 +262,18 @@ async def test_the_views_question_is_the_dialogs_for_every_guarded_tool(sandbox:
 
 def test_the_view_is_self_contained_and_inserts_the_question_as_text() -> None:
     html = APPROVAL_VIEW_HTML
-    assert html.startswith("<!DOCTYPE html>") and len(html.encode()) < 12_000
+    assert html.startswith("<!DOCTYPE html>") and len(html.encode()) < 16_000
     assert not re.search(r"(?:src|href|action)\s*=", html), "the view loads nothing"
     assert not re.search(r"https?://|//[a-z]", html.replace("http-equiv", "")), "no external origin"
     assert "innerHTML" not in html and "outerHTML" not in html and "insertAdjacentHTML" not in html
     assert "document.write" not in html and "eval(" not in html
-    assert "q.textContent = meta.question" in html
-    assert "connect-src 'none'" in html and "default-src 'none'" in html
+    assert "q.textContent = m.question" in html
+    # One CSP, as ADR 0049 set it: nothing is fetched, a host font's url() included.
+    assert (
+        "content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'none'; "
+        "connect-src 'none'; frame-src 'none'; form-action 'none'; base-uri 'none'; object-src 'none'\">"
+    ) in html
+    assert html.count("Content-Security-Policy") == 1 and "font-src" not in html
     assert 'aria-live="polite"' in html and "prefers-color-scheme: dark" in html
     assert html.count('<button type="button"') == 2
 
@@ -279,7 +301,7 @@ async def test_over_http_a_ticket_is_its_callers_own(mode: str) -> None:
                 stolen = await mallory.call_tool(APP_TOOL, answer(approval, dict(args), True))
                 assert woodpecker.writes == []
                 own = await alice.call_tool(APP_TOOL, answer(approval, dict(args), True))
-    assert view_of(stolen)["ticket"] != approval["ticket"]
+    assert closed(stolen) == "unknown"  # another caller's ticket: nothing told, nothing asked
     assert not own.is_error
     assert [(c.method, c.path) for c in woodpecker.writes] == [("POST", "/api/repos/5/pipelines/12/approve")]
 
@@ -297,8 +319,14 @@ async def test_a_view_shown_before_the_object_changed_is_shown_again_and_its_app
                 again = await client.call_tool(APP_TOOL, answer(first, dict(args), True))
                 assert writes(sandbox) == []
                 fresh = view_of(again)
+                replaced = state_of(await client.call_tool(APP_STATE_TOOL, {"ticket": first["ticket"]}))
                 approved = await client.call_tool(APP_TOOL, answer(fresh, dict(args), True))
+                told = state_of(await client.call_tool(APP_STATE_TOOL, {"ticket": first["ticket"]}))
     assert fresh["question"] != first["question"] and newly_shown in fresh["question"]
+    # A new question is marked as one, and the first ticket's record leads to it (ADR 0066).
+    assert fresh["replaces"] == "changed" and "replaces" not in first
+    assert (replaced["state"], replaced["then"]) == ("changed", "open")
+    assert (told["state"], told["then"]) == ("changed", "ran")
     assert not approved.is_error and len(sandbox.state_changing_requests()) >= 1
     assert harness.audit.outcomes()[-4:] == ["ticket_rejected", "ticket_issued", "approved", "executed"]
 
@@ -312,7 +340,7 @@ async def test_a_view_nobody_answers_in_time_runs_nothing(sandbox: Sandbox) -> N
                 harness.clock.advance(TOKEN_TTL_SECONDS + 1)
                 late = await client.call_tool(APP_TOOL, answer(approval, dict(APPROVE), True))
     assert writes(sandbox) == []
-    assert view_of(late)["ticket"] != approval["ticket"]
+    assert closed(late) == "expired"
     assert "executed" not in harness.audit.outcomes()
 
 
@@ -334,5 +362,102 @@ async def test_over_stdio_the_server_process_asks_in_the_view_and_approve_runs_o
             assert writes(sandbox) == PLANNED
             replay = await client.call_tool(APP_TOOL, answer(approval, dict(APPROVE), True))
     assert not approved.is_error
-    assert view_of(replay)["ticket"] != approval["ticket"]
+    assert closed(replay) == "ran"
     assert writes(sandbox) == PLANNED
+
+
+def state_of(result: types.CallToolResult) -> dict[str, Any]:
+    """What the view's state check answered (never an error, never a question)."""
+    assert not result.is_error and result.structured_content is not None, result.content
+    assert APPROVAL_META_KEY not in (result.meta or {})
+    return dict(result.structured_content)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_used_ticket_earns_no_new_question_so_a_reloaded_view_cannot_trigger_twice(
+    sandbox: Sandbox, mode: str
+) -> None:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(20):
+            async with Client(harness.server, mode=mode, extensions=apps()) as client:
+                approval = view_of(await client.call_tool("trigger_pipeline", dict(TRIGGER)))
+                ran = await client.call_tool(APP_TOOL, answer(approval, dict(TRIGGER), True))
+                assert writes(sandbox) == TRIGGERED
+                # The same view rendered again (a conversation reloaded), answered as a person would:
+                # Approve, then Approve on whatever question that brings.
+                replayed = await client.call_tool(APP_TOOL, answer(approval, dict(TRIGGER), True))
+                offered = (replayed.meta or {}).get(APPROVAL_META_KEY)
+                if offered is not None:
+                    await client.call_tool(APP_TOOL, answer(offered, dict(TRIGGER), True))
+                declined = await client.call_tool(APP_TOOL, answer(approval, dict(TRIGGER), False))
+    assert not ran.is_error
+    assert writes(sandbox) == TRIGGERED
+    assert offered is None
+    for late in (replayed, declined):
+        assert closed(late) == "ran"
+    assert harness.audit.outcomes() == [
+        "ticket_issued",
+        "approved",
+        "executed",
+        "ticket_rejected",
+        "ticket_rejected",
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_view_reads_what_became_of_its_ticket_and_reading_changes_nothing(
+    sandbox: Sandbox, mode: str
+) -> None:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(20):
+            async with Client(harness.server, mode=mode, extensions=apps()) as client:
+
+                async def check(approval: dict[str, Any]) -> dict[str, Any]:
+                    return state_of(await client.call_tool(APP_STATE_TOOL, {"ticket": approval["ticket"]}))
+
+                declined = view_of(await client.call_tool("approve_pipeline", dict(APPROVE)))
+                harness.clock.advance(60)
+                open_one = await check(declined)
+                assert open_one == await check(declined)  # reading twice changes nothing
+                await client.call_tool(APP_TOOL, answer(declined, dict(APPROVE), False))
+                approved = view_of(await client.call_tool("approve_pipeline", dict(APPROVE)))
+                await client.call_tool(APP_TOOL, answer(approved, dict(APPROVE), True))
+                expired = view_of(await client.call_tool("trigger_pipeline", dict(TRIGGER)))
+                harness.clock.advance(TOKEN_TTL_SECONDS + 1)
+                states = [await check(v) for v in (declined, approved, expired)]
+                unknown = await check({"ticket": "0" * 32})
+                malformed = state_of(await client.call_tool(APP_STATE_TOOL, {"ticket": "not a ticket"}))
+    assert writes(sandbox) == PLANNED
+    assert (open_one["state"], open_one["expires_in_seconds"]) == ("open", TOKEN_TTL_SECONDS - 60)
+    assert [s["state"] for s in states] == ["declined", "ran", "expired"]
+    assert unknown["state"] == malformed["state"] == "unknown"
+    assert {s["outcome"] for s in (open_one, *states, unknown)} == {"view_state"}
+    assert harness.audit.outcomes().count("executed") == 1
+
+
+# Repository 2 (acme/api) requires approval for forks; lowering it to none asks, unless it is none already.
+LOWER = {"repo_id": 2, "require_approval": "none"}
+
+
+def lower_by_hand(sandbox: Sandbox) -> None:
+    with sandbox.state.lock:
+        sandbox.world.repos[2].require_approval = "none"
+
+
+@pytest.mark.parametrize("approve", [True, False])
+async def test_a_view_answered_after_its_call_stopped_asking_still_closes_its_question_once(
+    sandbox: Sandbox, approve: bool
+) -> None:
+    async with harness_for(sandbox, sandbox.admin_token) as harness:
+        with anyio.fail_after(20):
+            async with Client(harness.server, mode="legacy", extensions=apps()) as client:
+                approval = view_of(await client.call_tool("update_repository", dict(LOWER)))
+                lower_by_hand(sandbox)
+                first = await client.call_tool(APP_TOOL, answer(approval, dict(LOWER), approve))
+                sent = writes(sandbox)
+                replayed = await client.call_tool(APP_TOOL, answer(approval, dict(LOWER), True))
+    assert not first.is_error and APPROVAL_META_KEY not in (first.meta or {})
+    # The harmless direction needs nobody's yes, but a no still runs nothing, and either answer is
+    # the ticket's only one: the view shown again cannot run it a second time.
+    assert len(sent) == (1 if approve else 0) and writes(sandbox) == sent
+    assert closed(replayed) == ("ran" if approve else "declined")

@@ -197,7 +197,8 @@ async def test_a_shorter_life_expires_the_approval_views_ticket(sandbox: Sandbox
             late = await client.call_tool(APP_TOOL, answer(approval, {"repo_id": 1, "number": 1}, True))
     assert approval["expires_in_seconds"] == 30 and "within 30 seconds" in text(first)
     assert requests(sandbox) == []
-    assert "not valid for this call" in text(late)  # a fresh view, never a run
+    # Expired at the policy's life: it runs nothing and asks nothing again (ADR 0066).
+    assert late.structured_content is not None and late.structured_content["state"] == "expired"
     assert "ticket_rejected" in harness.audit.outcomes()
 
 
