@@ -49,6 +49,18 @@ _WHY_NO_ANSWER: dict[NoAnswer, str] = {
 }
 
 
+EARLIER_UNKNOWN = (
+    "An earlier approved attempt of this same call had an unknown outcome: its request may have reached "
+    "the server it was sent to, and no answer said how it went. It may have taken effect already: check "
+    "before you approve it again."
+)
+
+
+def with_earlier_unknown(question: str) -> str:
+    """A question for a call whose earlier approved attempt ended unknown: the question, then a note."""
+    return f"{question}\n\n{EARLIER_UNKNOWN}"
+
+
 def error_result(kind: str, message: str, **extra: Any) -> ToolResult:
     """An error result in the runner's shape: `{"error": {"kind", "message"}}` plus `extra`."""
     return ToolResult(
