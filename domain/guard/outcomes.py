@@ -68,6 +68,17 @@ def error_result(kind: str, message: str, **extra: Any) -> ToolResult:
     )
 
 
+def audit_unwritable(reason: str, named: str) -> ToolResult:
+    """A guarded call whose audit record could not be written (guard.md §8): nothing was done. The
+    file is `named` by its setting, never its path; `reason` is the system's word for why."""
+    message = (
+        f"Nothing was done: {named} could not be written ({reason}), and "
+        "a guarded call does not run without its audit record. The operator must make the file writable "
+        "again (free the disk, put back a writable file); calls that read go on meanwhile."
+    )
+    return error_result("audit_unwritable", message, done=False, outcome="audit_unwritable")
+
+
 def unknown_tool(tool: str) -> ToolResult:
     """A tool that does not exist, or is not in this caller's list."""
     return error_result(

@@ -12,7 +12,6 @@ validates first, decides from data, asks, re-checks the stored object right befo
 write, and only then runs the tool.
 """
 
-import hashlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -20,21 +19,23 @@ from typing import Any
 
 from domain.calls import ValidCall
 from domain.guard import outcomes
-from domain.guard.audit import Outcome, Path, audit_event
-from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canonical_json, fingerprint
+from domain.guard.audit import Outcome, Path
+from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, fingerprint
 from domain.guard.policy import POLICY_ASK, Decision, covers, decide, denied, lifetime, needs_current
 from domain.guard.tokens import TOKEN_TTL_SECONDS
 from domain.guard.view_ticket import ended
 from domain.tools import ToolSpec
 from ports.asker import Answer, no_answer
-from ports.audit import AuditSink
+from ports.audit import AuditSink, AuditUnwritable
 from ports.clock import Clock
 from ports.fingerprint_keys import FingerprintKeys
 from ports.forge import Forge, ForgeError, InvalidArguments, ToolResult
 from ports.token_store import TokenStoreUnavailable
+from ports.use_cases.bindings import ticket_binding, token_binding
 from ports.use_cases.call_context import CallContext, CallOutcome, Channel, Complete, NeedInput
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.earlier_attempts import EarlierAttempts
+from ports.use_cases.guard_audit import PATHS, GuardAudit
 from ports.use_cases.sealed_questions import SEALED_TTL_SECONDS, SealedQuestions
 from ports.use_cases.view_tickets import ViewTickets
 
@@ -53,7 +54,7 @@ __all__ = [
 # A push dialog re-asks when the object changed while the person read; past this, give up.
 MAX_PUSH_ROUNDS = 3
 
-_PATHS: Mapping[Channel, Path] = {"push": "dialog", "mrtr": "sealed", "token": "token", "app": "app"}
+_PATHS: Mapping[Channel, Path] = PATHS
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,25 +93,6 @@ class _Call:
         return self.valid.args
 
 
-def ticket_binding(fp: str, reasons: frozenset[str]) -> str:
-    """What an approval view's ticket is bound to: like a token's, under its own label, so that a
-    token is never found as a ticket nor a ticket as a token (they share one store)."""
-    return _bound("app-ticket", fp, sorted(reasons))
-
-
-def _bound(*material: object) -> str:
-    return hashlib.sha256(canonical_json(list(material)).encode("utf-8")).hexdigest()
-
-
-def token_binding(fp: str, reasons: frozenset[str]) -> str:
-    """What a two-call token is bound to: the call's fingerprint and the reasons its first call showed.
-
-    If the stored object changes between the two calls so that the call widens differently,
-    the token no longer fits and the caller must ask for a new one (fail closed).
-    """
-    return _bound(fp, sorted(reasons))
-
-
 class GuardedCalls:
     def __init__(
         self,
@@ -143,7 +125,7 @@ class GuardedCalls:
         self._tickets = ViewTickets(confirmations, clock)
         self._earlier = EarlierAttempts(confirmations)
         self._sealed = sealed
-        self._audit = audit
+        self._audit = GuardAudit(audit, clock)
         self._clock = clock
         self._elicitation_enabled = elicitation_enabled
         self._local_token_store = local_token_store
@@ -152,8 +134,16 @@ class GuardedCalls:
     async def call(self, tool: str, arguments: Mapping[str, Any] | None, ctx: CallContext) -> CallOutcome:
         """Run `tool` if it needs no approval, or once a valid approval for exactly this call exists.
 
-        Invalid arguments, an unknown tool, a no, a bad token: a result saying so, never a write.
+        Invalid arguments, an unknown tool, a no, a bad token: a result saying so, never a write. An
+        `asked` or `approved` line (or a token's or a view's issue) the audit file cannot take: nothing
+        is asked or run (guard.md §8, ADR 0081).
         """
+        try:
+            return await self._call(tool, arguments, ctx)
+        except AuditUnwritable as e:
+            return Complete(outcomes.audit_unwritable(e.reason, e.named))
+
+    async def _call(self, tool: str, arguments: Mapping[str, Any] | None, ctx: CallContext) -> CallOutcome:
         if tool not in self._forge.catalogue or (ctx.listed is not None and tool not in ctx.listed):
             return Complete(outcomes.unknown_tool(tool))
         if denied(self._forge.catalogue.get(tool)):
@@ -338,7 +328,11 @@ class GuardedCalls:
             if not fits:
                 # A yes to another question than this call now asks: a new question.
                 return Complete(await self._replaced(call, ticket, call.decision))
-            self._record(call, "approved")
+            try:
+                self._record(call, "approved")
+            except AuditUnwritable:
+                await self._tickets.settle(ticket, "not_run", owner)  # used up, and nothing sent
+                raise
             # Recorded before the write: a view shown while it runs, or after this server stopped
             # in the middle, says it was approved rather than offering the question again.
             await self._tickets.settle(ticket, "approved", owner)
@@ -482,37 +476,10 @@ class GuardedCalls:
             args = {}
         if not self._elicitation_enabled:
             ctx = replace(ctx, channel="token")  # the path a question would have taken
-        self._write(spec, args, ctx, "denied", f"tools.{tool}.deny")
+        self._audit.write(spec, args, ctx, "denied", f"tools.{tool}.deny")
         return outcomes.denied_by_policy()
 
     def _record(self, call: _Call, outcome: Outcome, *, read_back: str | None = None) -> None:
         # The rule that added this call's question, when the policy did (ADR 0079).
         rule = f"tools.{call.spec.name}.ask" if POLICY_ASK in call.decision.reasons else None
-        self._write(call.spec, call.args, call.ctx, outcome, rule, read_back)
-
-    def _write(
-        self,
-        spec: ToolSpec,
-        args: Mapping[str, Any],
-        ctx: CallContext,
-        outcome: Outcome,
-        rule: str | None,
-        read_back: str | None = None,
-    ) -> None:
-        names = spec.guard.targets if spec.guard is not None else ()
-        self._audit.record(
-            audit_event(
-                now=self._clock.now(),
-                tool=spec.name,
-                targets={name: args.get(name) for name in names if name in args},
-                # Not the call's own fingerprint: that one digests body values (a new secret value,
-                # a password), and even a short prefix of it would let a reader of the audit trail
-                # test guesses of them.
-                fingerprint=audit_fingerprint(spec, args, ctx.principal),
-                path=_PATHS[ctx.channel],
-                outcome=outcome,
-                principal=ctx.principal,
-                policy=rule,
-                read_back=read_back,
-            )
-        )
+        self._audit.write(call.spec, call.args, call.ctx, outcome, rule, read_back)
