@@ -154,6 +154,45 @@ def declined(*, cancelled: bool) -> ToolResult:
     )
 
 
+def page_pending(ttl_seconds: int) -> ToolResult:
+    """The approval page is open in the person's browser and has no decision yet. Its link is never
+    said: only the person, at the browser, can answer (ADR 0063)."""
+    text = (
+        "Nothing was done yet: a person was asked in a browser on this machine and has not answered "
+        "yet. Call this same tool again with the same arguments to collect the answer; it waits on "
+        f"the same page, which stays open for up to {duration_words(ttl_seconds)} from when it was "
+        "shown. No answer there is a no."
+    )
+    return ToolResult(
+        structured={
+            "done": False,
+            "outcome": "pending",
+            "path": "page",
+            "reached": "browser",
+            "message": text,
+        },
+        text=text,
+    )
+
+
+def page_expired() -> ToolResult:
+    """The approval page's life ended unanswered: a no nobody gave."""
+    text = (
+        "Nothing was done: the question was put to a person in a browser on this machine, and it "
+        "expired unanswered, so this tool was not run. Call it again to ask again."
+    )
+    return ToolResult(
+        structured={
+            "done": False,
+            "outcome": "expired",
+            "path": "page",
+            "reached": "browser",
+            "message": text,
+        },
+        text=text,
+    )
+
+
 def no_answer(cause: NoAnswer) -> ToolResult:
     """No answer came back at all: a no nobody gave, never reported as the person's (fail closed all
     the same). `structuredContent.outcome` is `no_answer`, and `cause` says which of the three."""

@@ -33,6 +33,15 @@ def announce(settings: Settings, http: HttpSettings | None = None) -> None:
         say(warning)
     if not settings.elicitation:
         say(ELICITATION_OFF_LINE)
+    elif http is None and settings.approval_page != "auto":
+        say(
+            f"{PROGRAM}: WOODPECKER_MCP_APPROVAL_PAGE={settings.approval_page}: "
+            + (
+                "every guarded call asks on a page in this machine's browser, dialogs or not"
+                if settings.approval_page == "always"
+                else "no approval page; a client without a dialog gets the two-call token"
+            )
+        )
     if settings.policy is not None:
         from domain.woodpecker.catalogue import WOODPECKER_TOOLS
         from entrypoints.settings.policy import policy_lines
