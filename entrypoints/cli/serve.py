@@ -218,7 +218,15 @@ def _uvicorn_server(app: Any, http: HttpSettings) -> "uvicorn.Server":
         def capture_signals(self) -> Iterator[None]:
             yield
 
-    return _Server(uvicorn_config(app, host=http.host, port=http.port))
+    return _Server(
+        uvicorn_config(
+            app,
+            host=http.host,
+            port=http.port,
+            header_timeout=http.header_timeout_seconds,
+            max_connections=http.max_connections,
+        )
+    )
 
 
 async def _run_until_signal(server: "uvicorn.Server", sock: "socket.socket") -> None:

@@ -11,6 +11,8 @@ DISTRIBUTION = "mcp-server-woodpecker-ci"
 DEFAULT_HTTP_HOST = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8000
 DEFAULT_MAX_BODY_BYTES = 1_048_576
+DEFAULT_HEADER_TIMEOUT_SECONDS = 30
+LONGEST_HEADER_TIMEOUT_SECONDS = 60
 DEFAULT_OAUTH_SCOPE = "woodpecker"
 
 VARIABLES: tuple[tuple[str, str, str], ...] = (
@@ -65,6 +67,16 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("WOODPECKER_MCP_ALLOWED_HOSTS", "loopback", "HTTP: comma list of accepted Host headers"),
     ("WOODPECKER_MCP_ALLOWED_ORIGINS", "none", "HTTP: comma list of accepted Origin headers"),
     ("WOODPECKER_MCP_MAX_BODY_BYTES", str(DEFAULT_MAX_BODY_BYTES), "HTTP: largest request body accepted"),
+    (
+        "WOODPECKER_MCP_HEADER_TIMEOUT_SECONDS",
+        str(DEFAULT_HEADER_TIMEOUT_SECONDS),
+        f"HTTP: seconds a request head may take (1 to {LONGEST_HEADER_TIMEOUT_SECONDS})",
+    ),
+    (
+        "WOODPECKER_MCP_MAX_CONNECTIONS",
+        "auto",
+        "HTTP: connections held at once, more are refused with 503 (auto: below the open-file limit)",
+    ),
     ("WOODPECKER_MCP_RESOURCE_URL", "none", "HTTP oauth: this server's canonical URI, the tokens' audience"),
     (
         "WOODPECKER_MCP_OAUTH_ISSUERS",
