@@ -321,6 +321,10 @@ _TICKET_ENDED: dict[ViewState, str] = {
     "ran": "it was approved, and the call ran once",
     "failed": "it was approved, and the call ended with an error",
     "not_run": "it was approved, but nothing was sent: the call could not go ahead",
+    "unsettled": (
+        "it was approved, and its outcome is unknown: the request may have reached the server it was sent "
+        "to, and no answer said how it went"
+    ),
     "changed": (
         "it was not run: what the call would do changed before it ran, so a new question replaced it"
     ),
