@@ -235,6 +235,7 @@ class Container(containers.DeclarativeContainer):
         toolsets=WOODPECKER_TOOLSETS,
         linking=linking,
         roles=roles,
+        web_root=settings.provided.woodpecker_url,
     )
     mcp_server = providers.Singleton(build_server, application)
 

@@ -52,6 +52,8 @@ class McpApplication:
     linking: TokenLinking | None = None
     # Per-client HTTP: who is an instance admin; a non-admin is not listed the admin-only tools.
     roles: CallerRoles | None = None
+    # WOODPECKER_URL as settings trimmed it: the only server whose links a prompt's argument may be.
+    web_root: str | None = None
 
 
 def identity(

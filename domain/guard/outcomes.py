@@ -49,11 +49,34 @@ _WHY_NO_ANSWER: dict[NoAnswer, str] = {
 }
 
 
+EARLIER_UNKNOWN = (
+    "An earlier approved attempt of this same call had an unknown outcome: its request may have reached "
+    "the server it was sent to, and no answer said how it went. It may have taken effect already: check "
+    "before you approve it again."
+)
+
+
+def with_earlier_unknown(question: str) -> str:
+    """A question for a call whose earlier approved attempt ended unknown: the question, then a note."""
+    return f"{question}\n\n{EARLIER_UNKNOWN}"
+
+
 def error_result(kind: str, message: str, **extra: Any) -> ToolResult:
     """An error result in the runner's shape: `{"error": {"kind", "message"}}` plus `extra`."""
     return ToolResult(
         structured={"error": {"kind": kind, "message": message}, **extra}, text=message, is_error=True
     )
+
+
+def audit_unwritable(reason: str, named: str) -> ToolResult:
+    """A guarded call whose audit record could not be written (guard.md §8): nothing was done. The
+    file is `named` by its setting, never its path; `reason` is the system's word for why."""
+    message = (
+        f"Nothing was done: {named} could not be written ({reason}), and "
+        "a guarded call does not run without its audit record. The operator must make the file writable "
+        "again (free the disk, put back a writable file); calls that read go on meanwhile."
+    )
+    return error_result("audit_unwritable", message, done=False, outcome="audit_unwritable")
 
 
 def unknown_tool(tool: str) -> ToolResult:

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.woodpecker import history
+from domain.woodpecker.faults import Unexpected
 from domain.woodpecker.requests import Request, segment
-from domain.woodpecker.results.history import Reading
+from domain.woodpecker.results.history import Reading, budget_spent, out_of_time, page_unread
 from ports.clock import Clock
 from ports.concurrency import Concurrency, OneAtATime
-from ports.woodpecker import ApiResponse, BadResponse, TokenEchoed, WoodpeckerError
+from ports.woodpecker import ApiResponse, TokenEchoed, WoodpeckerError, failed
 
 PAGE_SIZE = 50  # Woodpecker's largest page
 CONCURRENCY = 4  # pipeline reads in flight at once
@@ -67,11 +68,9 @@ class HistoryReader:
             if spent.stopped is not None:
                 return False
             if spent.requests >= self.budget:
-                spent.stopped = f"its request budget ({self.budget}) was spent"
+                spent.stopped = budget_spent(self.budget)
             elif self.clock is not None and self.clock.now() - start >= self.seconds:
-                spent.stopped = (
-                    f"no request starts after {self.seconds:g} s, so that it answers before clients give up"
-                )
+                spent.stopped = out_of_time(self.seconds)
             if spent.stopped is not None:
                 return False
             spent.requests += 1
@@ -125,14 +124,14 @@ class HistoryReader:
             except WoodpeckerError:
                 if page == 1:
                     raise
-                spent.stopped = f"page {page} of the list could not be read"
+                spent.stopped = page_unread(page)
                 break
             if data is None:
                 data = []
             if not isinstance(data, list):
                 if page == 1:
-                    raise BadResponse("Woodpecker answered something other than a list of pipelines")
-                spent.stopped = f"page {page} of the list was not a list"
+                    raise failed(Unexpected("list of pipelines"))
+                spent.stopped = page_unread(page)
                 break
             listed.extend(p for p in data if isinstance(p, Mapping))
             if len(data) < PAGE_SIZE:

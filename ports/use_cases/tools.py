@@ -10,7 +10,7 @@ from domain.calls import ValidCall
 from domain.guard.policy import runs_unasked
 from domain.tools import Catalogue, ToolSpec
 from domain.woodpecker import echoes, references, requests, resources, results, waiting
-from domain.woodpecker.faults import Echoed, NoSuchStep, Unexpected
+from domain.woodpecker.faults import Echoed, NoSuchStep, Unexpected, Unsettled, may_have_reached
 from domain.woodpecker.plans import (
     Calls,
     FailureSummary,
@@ -31,6 +31,7 @@ from ports.forge import InvalidArguments as InvalidArguments
 from ports.forge import ToolResult as ToolResult
 from ports.progress import Progress
 from ports.use_cases.history import HistoryReader
+from ports.use_cases.read_back import read_back
 from ports.woodpecker import (
     ApiResponse,
     BadResponse,
@@ -44,6 +45,7 @@ from ports.woodpecker import (
     LogWindowRequest,
     NotConfigured,
     NotFound,
+    OutcomeUnknown,
     RedirectRefused,
     Rejected,
     RequestNotAsPlanned,
@@ -284,6 +286,9 @@ class ToolRunner:
     ) -> ToolResult:
         try:
             shaped = await self._execute(spec, args, cred, progress)
+        except OutcomeUnknown as e:
+            # The write may have reached Woodpecker: say so, with what one read tells (guard.md §7).
+            return await read_back(spec, args, e, lambda planned: self._send(planned, cred))
         except WoodpeckerError as e:
             return _failed(spec, args, e)
         except InvalidPattern as e:
@@ -349,8 +354,14 @@ class ToolRunner:
 
     async def _send(self, planned: Request, credential: Credential | None) -> ApiResponse:
         """Every request of every tool goes here (logs: `_log`): an answer carrying the token is
-        refused whole, before any of it is read, cut or shaped (a cut could leave part of it)."""
-        response = await self.gateway.send(planned, None if planned.root else credential)
+        refused whole, before any of it is read, cut or shaped (a cut could leave part of it). A write
+        that may have reached Woodpecker and got no answer saying how it went raises OutcomeUnknown."""
+        try:
+            response = await self.gateway.send(planned, None if planned.root else credential)
+        except WoodpeckerError as e:
+            if e.fault is not None and not planned.idempotent_read and may_have_reached(e.fault):
+                raise failed(Unsettled(e.fault, planned.path)) from None
+            raise
         self._refuse_echo((response.data, dict(response.headers)), credential)
         return response
 

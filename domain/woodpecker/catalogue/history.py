@@ -1,6 +1,6 @@
 """A repository's pipeline history analysed: which steps fail, which are flaky, since when a branch is red."""
 
-from domain.tools import Endpoint, Param, ToolSpec
+from domain.tools import Arg, Endpoint, Fixed, Param, ToolSpec
 from domain.woodpecker.answers import Analysed
 from domain.woodpecker.catalogue.common import BRANCH_RULES, EVENTS, REPO_ID, read_tool
 from domain.woodpecker.plans import PipelineHistory
@@ -30,7 +30,16 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
         ),
         endpoints=(
-            Endpoint("GET", "/api/repos/{repo_id}/pipelines", step="50 a page, until limit or a short page"),
+            Endpoint(
+                "GET",
+                "/api/repos/{repo_id}/pipelines",
+                query={
+                    "branch": Arg("branch"),
+                    "event": Arg("event"),
+                    "page": Fixed("1"),
+                    "perPage": Fixed("50"),
+                },
+            ),
             Endpoint(
                 "GET",
                 "/api/repos/{repo_id}/pipelines/{number}",
@@ -38,6 +47,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             ),
         ),
         notes=(
+            "The list is read 50 a page (page 1, 2, ...) until limit entries or a short page.",
             "At most 510 requests (10 pages and 500 pipelines), and no request starts after 30 s of the call, "
             "so that it answers before clients give up: the answer's read says how many it read and whether "
             "it stopped early (ports/use_cases/history.py).",

@@ -39,9 +39,11 @@ from domain.woodpecker.results.resolved import Resolved, shape_resolved
 from domain.woodpecker.results.schema import output_schema
 from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, health_failed, shape, shape_server_info
 from domain.woodpecker.results.text import log_text, strip_terminal
+from domain.woodpecker.results.unknown import unknown_outcome
 from domain.woodpecker.results.waiting import shape_wait
 
 __all__ = [
+    "unknown_outcome",
     "no_such_organization",
     "MAY_HAVE_HAPPENED",
     "ERROR_LINES",

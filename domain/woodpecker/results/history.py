@@ -36,6 +36,21 @@ class Reading:
     unread: int = 0  # listed pipelines whose steps could not be read
 
 
+def budget_spent(budget: int) -> str:
+    """Why a read stopped: the call sent as many requests as it may."""
+    return f"its request budget ({budget}) was spent"
+
+
+def out_of_time(seconds: float) -> str:
+    """Why a read stopped: the call has run as long as a request may start."""
+    return f"no request starts after {seconds:g} s, so that it answers before clients give up"
+
+
+def page_unread(page: int) -> str:
+    """Why a read stopped: a later page of the list failed or was no list."""
+    return f"page {page} of the list could not be read"
+
+
 def _step(key: StepKey) -> dict[str, str]:
     return {"workflow": key[0], "name": key[1]}
 
