@@ -168,7 +168,8 @@ def shape_history(
 
 
 def _sha(commit: str) -> str | None:
-    return commit[:12] if _SHA.match(commit) else None
+    """The commit as Woodpecker gave it, when it is a hex SHA (anything else stays in the data)."""
+    return commit if _SHA.match(commit) else None
 
 
 def _lead(steps: Sequence[StepStats], history: History) -> str:
