@@ -211,7 +211,11 @@ def _red(args: Mapping[str, Any], history: History) -> str:
 def _read(history: History, reading: Reading) -> str:
     numbers = history.numbers
     span = f" (#{numbers[0]} to #{numbers[-1]})" if numbers else ""
-    line = f"{history.pipelines} pipeline(s) read{span} in {reading.requests} request(s)"
+    line = f"{history.pipelines} pipeline(s) read{span}"
+    if history.pipelines < reading.listed:
+        why = "had not finished" if not reading.unread else "had not finished or could not be read"
+        line += f", of {reading.listed} listed (the others {why}),"
+    line += f" in {reading.requests} request(s)"
     if reading.stopped_early is not None:
         return f"{line}; stopped early: {reading.stopped_early}."
     if reading.listed < reading.limit:
