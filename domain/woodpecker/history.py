@@ -94,6 +94,7 @@ class RedBranch:
     last_success: int | None
     failing: tuple[int, ...]
     commits: tuple[str, ...]
+    last_success_commit: str | None = None  # what the failing commits are compared with
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +229,7 @@ def red_branches(
                 None if last_green is None else finished[last_green]["number"],
                 tuple(p["number"] for p in failing),
                 tuple(commits),
+                None if last_green is None else (_text(finished[last_green].get("commit")) or None),
             )
         )
     return sorted(out, key=lambda r: (r.since, r.branch))

@@ -133,6 +133,9 @@ def test_a_red_branch_failed_last_and_has_no_success_since_its_first_failure(
         r = red[branch]
         greens = [p["number"] for p in mine if p["status"] == "success"]
         assert r.last_success == (greens[-1] if greens else None)
+        assert r.last_success_commit == (
+            next(p["commit"] for p in mine if p["number"] == greens[-1]) if greens else None
+        )
         since_green = [p for p in mine if p["number"] > (r.last_success or 0)]
         assert list(r.failing) == [p["number"] for p in since_green] and r.since == r.failing[0]
         assert all(p["status"] != "success" for p in since_green)

@@ -55,6 +55,7 @@ async def test_a_restarted_flaky_step_is_found_with_its_pipeline_numbers_and_the
     [red] = found["red_since"]
     assert (red["since"], red["last_success"]) == (history.red_since, history.last_success)
     assert red["commits"] == history.red_commits
+    assert red["last_success_commit"] == history.commits[history.last_success]
     test = next(s for s in found["steps"] if s["name"] == "test")
     assert (test["failures"], test["flaky"]) == (history.test_failures, len(history.flakes))
     [together] = found["fail_together"]

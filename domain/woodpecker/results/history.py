@@ -104,7 +104,7 @@ def _full(history: History, reading: Reading) -> dict[str, Any]:
             {
                 "branch": r.branch,
                 "since": r.since,
-                **known(last_success=r.last_success),
+                **known(last_success=r.last_success, last_success_commit=r.last_success_commit),
                 "failing_pipelines": list(r.failing),
                 "commits": list(r.commits),
             }

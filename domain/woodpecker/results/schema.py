@@ -289,8 +289,16 @@ _HISTORY_PROPERTIES: dict[str, Any] = {
                     "description": "The first failing pipeline after the last success.",
                 },
                 "last_success": {"type": "integer"},
+                "last_success_commit": {
+                    "type": "string",
+                    "description": "The last success's commit: compare it with commits to see what changed.",
+                },
                 "failing_pipelines": _NUMBERS,
-                "commits": {"type": "array", "items": {"type": "string"}},
+                "commits": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "The failing pipelines' commit SHAs, oldest first.",
+                },
             },
         },
     },
