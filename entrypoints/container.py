@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from dependency_injector import containers, providers
 
+from adapters.anyio_concurrency import AnyioConcurrency
 from adapters.audit_jsonl import JsonLinesAuditSink
 from adapters.first_call_gateway import FirstCallGateway
 from adapters.hmac_sealer import HmacFingerprintKeys, HmacSealer
@@ -174,6 +175,7 @@ def _runner(
         text=settings.text,
         web_root=settings.woodpecker_url,
         clock=clock,
+        concurrency=AnyioConcurrency(),
     )
 
 

@@ -15,6 +15,7 @@ from domain.woodpecker.plans import (
     Calls,
     FailureSummary,
     FindInPages,
+    PipelineHistory,
     Resolve,
     ServerInfo,
     StepLog,
@@ -25,9 +26,11 @@ from domain.woodpecker.reads import ABSENT, Probe
 from domain.woodpecker.requests import Request
 from domain.woodpecker.tool import woodpecker
 from ports.clock import Clock
+from ports.concurrency import Concurrency
 from ports.forge import InvalidArguments as InvalidArguments
 from ports.forge import ToolResult as ToolResult
 from ports.progress import Progress
+from ports.use_cases.history import HistoryReader
 from ports.use_cases.read_back import read_back
 from ports.woodpecker import (
     ApiResponse,
@@ -121,6 +124,7 @@ class ToolRunner:
         text: results.TextMode = "full",
         web_root: str | None = None,
         clock: Clock | None = None,
+        concurrency: Concurrency | None = None,
     ) -> None:
         """`configured`: a WOODPECKER_URL is set. `default_credential`: the server's own token, used
         when a call brings none (never set it in per-client mode). `token_configured`: whether a call
@@ -130,7 +134,8 @@ class ToolRunner:
         (the text content carries all the data) or `summary` (only the warning and summary line, for
         clients that read structuredContent). `web_root`: WOODPECKER_URL as settings trimmed it, the only
         server whose web links `resolve` reads. `clock`: what wait_for_pipeline reads the time from and
-        sleeps on (required for that tool)."""
+        sleeps on (required for that tool). `concurrency`: how analyze_pipeline_history reads a few
+        pipelines at once (one at a time without it)."""
         self.catalogue = catalogue
         self.gateway = gateway
         self.configured = configured
@@ -143,6 +148,7 @@ class ToolRunner:
         self.text = text
         self.web_root = _web_root(web_root)
         self.clock = clock
+        self.concurrency = concurrency
 
     def _tool(self, tool: str) -> ToolSpec:
         try:
@@ -385,6 +391,8 @@ class ToolRunner:
                 return await self._resolve(spec, args, cred)
             case WaitForPipeline():
                 return await self._wait_for_pipeline(args, cred, progress)
+            case PipelineHistory():
+                return await self._history(args, cred)
         return self._shape(spec, args, await self._send(requests.plan(spec, args), cred))
 
     async def _calls(
@@ -530,6 +538,11 @@ class ToolRunner:
         return results.shape_failure_summary(
             spec, args, pipeline, failures, budget=self.log_budget, text=self.text
         )
+
+    async def _history(self, args: dict[str, Any], cred: Credential | None) -> ToolResult:
+        reader = HistoryReader(lambda r: self._send(r, cred), concurrency=self.concurrency, clock=self.clock)
+        analysed, reading = await reader.read(args)
+        return results.shape_history(args, analysed, reading, budget=self.result_budget, text=self.text)
 
     async def _object(self, planned: Request, cred: Credential | None, what: str) -> Mapping[str, Any]:
         data = (await self._send(planned, cred)).data

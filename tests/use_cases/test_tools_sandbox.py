@@ -177,6 +177,16 @@ SUCCESS: list[tuple[str, str | None, dict[str, Any], Check]] = [
             and [step["name"] for step in s["failed_steps"]] == ["test"]
         ),
     ),
+    (
+        "analyze_pipeline_history",
+        "ada",
+        {"repo_id": 1},
+        lambda s: (
+            (s["read"]["listed"], s["read"]["pipelines"], s["read"]["stopped_early"]) == (13, 8, False)
+            and [(r["branch"], r["since"]) for r in s["red_since"]] == [("develop", 3)]
+            and next(x for x in s["steps"] if x["name"] == "test")["failures"] == 2
+        ),
+    ),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 2, "step_id": 10204}, lambda s: s["done"] is True),
     ("delete_pipeline_logs", "ada", {"repo_id": 1, "number": 2}, lambda s: s["done"] is True),
     # secrets
@@ -384,6 +394,7 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
         "list_pipelines shows",
     ),
     ("wait_for_pipeline", "ada", {"repo_id": 1, "number": 999}, "not_found", "list_pipelines shows"),
+    ("analyze_pipeline_history", "ada", {"repo_id": 999}, "not_found", "list_repositories"),
     (
         "search_step_logs",
         "ada",

@@ -31,6 +31,7 @@ from domain.woodpecker.results.failures import (
     not_read_in_time,
     shape_failure_summary,
 )
+from domain.woodpecker.results.history import Reading, shape_history
 from domain.woodpecker.results.logs import LINE_CAP, shape_logs, shape_search
 from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, redact, target
 from domain.woodpecker.results.render import TEXT_MODES, Summarised, TextMode, fit, is_untrusted, render
@@ -92,6 +93,8 @@ __all__ = [
     "shape_server_info",
     "health_failed",
     "shape_wait",
+    "shape_history",
+    "Reading",
     "size",
     "strip_terminal",
     "target",
