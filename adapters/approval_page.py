@@ -32,6 +32,7 @@ from domain.guard.approval_page import (
     read_form,
     render,
 )
+from ports.approval_pages import PageOpener, Shown
 from ports.progress import Progress
 
 logger = logging.getLogger(__name__)
@@ -49,6 +50,7 @@ _HEADERS = [
 ]
 _SERVER, _FORGE = "woodpecker-ci-mcp", "Woodpecker CI"
 _READ_SECONDS = 10.0
+_OPEN_THE_PAGE = "\n\nOpen the page to approve or decline; nothing is done until you answer there."
 _MAX_HEAD_BYTES = 16 * 1024
 _OPENER_SECONDS = 10.0
 # A page, once decided or expired, still says so to a reload for this long.
@@ -138,11 +140,11 @@ class BrowserApprovalPages:
             self._browser = await anyio.to_thread.run_sync(self._opener, "")
         return self._browser
 
-    async def show(self, key: str, question: str, ttl_seconds: int) -> bool:
+    async def show(self, key: str, question: str, ttl_seconds: int, via: PageOpener | None = None) -> Shown:
         page = self._by_key.get(key)
         now = self._now()
         if page is not None and page.seen_at(now) == "pending" and not page.collected:
-            return True
+            return "shown"
         await self._serve()
         secret = secrets.token_urlsafe(32)
         page = Page(
@@ -153,13 +155,18 @@ class BrowserApprovalPages:
         )
         self._by_key[key] = page
         self._by_digest[_digest(secret)] = (page, now + ttl_seconds + _KEEP_SECONDS)
-        opened = await anyio.to_thread.run_sync(
-            self._opener, f"http://127.0.0.1:{self._port}{PAGE_PATH}{secret}"
-        )
-        if not opened:
+        url = f"http://127.0.0.1:{self._port}{PAGE_PATH}{secret}"
+        if via is not None:
+            offered = await via.open(url, question + _OPEN_THE_PAGE)
+            if offered != "opened":
+                del self._by_key[key]
+                return offered
+            return "shown"
+        if not await anyio.to_thread.run_sync(self._opener, url):
             del self._by_key[key]
             self._browser = False
-        return opened
+            return "unavailable"
+        return "shown"
 
     async def wait(self, key: str, window_seconds: float, progress: Progress | None) -> Collected:
         page = self._by_key.get(key)

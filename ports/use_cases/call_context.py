@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from domain.guard.outcomes import NoDialog
-from ports.approval_pages import ApprovalPages
+from ports.approval_pages import ApprovalPages, PageOpener
 from ports.asker import Answer, Asker
 from ports.credential import Credential
 from ports.forge import ToolResult
@@ -42,6 +42,8 @@ class CallContext:
     quota_owner: str | None = None
     # The `page` channel only (stdio): the pages the server puts in front of the person itself.
     pages: ApprovalPages | None = None
+    # URL-mode elicitation: the client offers the page's link to the person (None: the browser).
+    page_opener: PageOpener | None = None
 
     @property
     def owner(self) -> str | None:

@@ -39,9 +39,11 @@ class _Guard(Protocol):
 
 async def ask_on_a_page(guard: _Guard, call: Any, token: object) -> CallOutcome:
     """Ask on the page and wait; run once on approve. `call` is the guard's `_Call`."""
-    pages = call.ctx.pages
-    as_token = replace(call, ctx=replace(call.ctx, channel="token", no_dialog="client", pages=None))
-    if pages is None or not await pages.available():
+    pages, via = call.ctx.pages, call.ctx.page_opener
+    as_token = replace(
+        call, ctx=replace(call.ctx, channel="token", no_dialog="client", pages=None, page_opener=None)
+    )
+    if pages is None or (via is None and not await pages.available()):
         return await guard._token(as_token, token)
     life = guard._life(call, DEFAULT_PAGE_SECONDS)
     decision: Decision = call.decision
@@ -51,11 +53,16 @@ async def ask_on_a_page(guard: _Guard, call: Any, token: object) -> CallOutcome:
         guard._record(call, "asked")
         collected = "pending"
         with guard._closing(call):
-            shown = await pages.show(key, question, life)
-            if shown:
+            shown = await pages.show(key, question, life, via)
+            if shown == "shown":
                 collected = await pages.wait(key, pages.window_seconds, call.ctx.progress)
-        if not shown:
-            # The browser could not be opened after all: nobody saw this question.
+                if collected != "pending" and via is not None:
+                    await via.done()
+        if shown == "refused":
+            # The person would not open the page (URL mode's decline or cancel): their no.
+            return guard._not_approved(call, Answer("decline"))
+        if shown == "unavailable":
+            # The browser could not be opened after all, or the client not asked: nobody saw this question.
             guard._record(call, "no_answer")
             return await guard._token(as_token, token)
         if collected == "pending":

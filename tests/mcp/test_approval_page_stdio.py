@@ -178,20 +178,35 @@ async def test_a_call_unanswered_in_its_window_is_collected_by_the_retry_on_the_
 async def test_always_puts_the_question_on_the_page_even_for_a_client_that_shows_dialogs(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    dialogs: list[Any] = []
+    # The SDK's client declares form and URL elicitation: `always` offers it the page's link (URL
+    # mode), never the form dialog, and only the page's answer runs the call.
+    asked: list[Any] = []
 
-    async def say_yes(context: Any, params: Any) -> types.ElicitResult:
-        dialogs.append(params)
-        return types.ElicitResult(action="accept", content={"confirm": True})
+    async def agree(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(
+            action="accept", content={"confirm": True} if params.mode == "form" else None
+        )
 
-    env = {"WOODPECKER_MCP_APPROVAL_PAGE": "always", "WOODPECKER_MCP_APPROVAL_WAIT_SECONDS": "1"}
-    async with page_server(sandbox, tmp_path, elicitation=say_yes, **env) as (client, record, _a, errlog):
+    env = {"WOODPECKER_MCP_APPROVAL_PAGE": "always"}
+    async with page_server(sandbox, tmp_path, elicitation=agree, **env) as (client, record, _a, errlog):
         with anyio.fail_after(60):
-            result = await client.call_tool("delete_secret", dict(DELETE_SECRET))
-            await opened_url(record)
-    assert dialogs == []
-    assert result.structured_content is not None and result.structured_content["outcome"] == "pending"
-    assert deletes(sandbox) == []
+            async with anyio.create_task_group() as group:
+                done: list[types.CallToolResult] = []
+
+                async def call() -> None:
+                    done.append(await client.call_tool("delete_secret", dict(DELETE_SECRET)))
+
+                group.start_soon(call)
+                while not asked:
+                    await anyio.sleep(0.02)  # how soon it is seen, not how long it may take
+                nothing_yet = list(deletes(sandbox))
+                shown = await answer(asked[0].url, "approve")
+    assert [p.mode for p in asked] == ["url"]
+    assert nothing_yet == [] and shown == "approved"
+    assert not done[0].is_error, done[0].content
+    assert len(deletes(sandbox)) == 1
+    assert not record.exists()  # the client offered the link: the server opened no browser
     assert "WOODPECKER_MCP_APPROVAL_PAGE=always" in errlog.read_text()
 
 
