@@ -240,6 +240,8 @@ STARTUP_ERRORS = [
     # not a secret is settled in tests/entrypoints.
     case("WOODPECKER_READ_ONLY", "yes"),
     case("ELICITATION", "off"),
+    # A near miss of a variable that restricts the server stops it (docs/adr/0112).
+    case("WOODPECKER_READONLY", "canary", name="WOODPECKER_READONLY-near-miss"),
     case("WOODPECKER_ALLOW_TOOLS", "canary_tool", name="WOODPECKER_ALLOW_TOOLS-unknown-name"),
 ]
 SECRET_BEARING = frozenset(

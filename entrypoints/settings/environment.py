@@ -67,6 +67,42 @@ _UNPREFIXED = sorted(
 )
 
 
+# The variables that restrict what the server does or keep its record. A near miss of one of them
+# stops the server (issue 36): `WOODPECKER_READONLY=true` served every write tool with a warning in a
+# log the person never sees, while their client said "Connected".
+RESTRICTING = frozenset(
+    {
+        "WOODPECKER_READ_ONLY",
+        "WOODPECKER_ALLOW_TOOLS",
+        "WOODPECKER_DENY_TOOLS",
+        "WOODPECKER_TOOLSETS",
+        "WOODPECKER_MCP_POLICY",
+        "WOODPECKER_MCP_AUDIT_FILE",
+        "WOODPECKER_MCP_APPROVAL_PAGE",
+    }
+)
+
+
+def _near_misses_of_restrictions(environ: Mapping[str, str]) -> list[str]:
+    """One line per variable that is a near miss of one that restricts the server: it stops it."""
+    lines = []
+    for name in sorted(environ):
+        if name in KNOWN_VARIABLES or not name.startswith("WOODPECKER_"):
+            continue
+        ours = name.startswith("WOODPECKER_MCP_")
+        meant = difflib.get_close_matches(
+            name, sorted(KNOWN_VARIABLES) if ours else _UNPREFIXED, 1, _NEAR_MISS
+        )
+        if meant and meant[0] in RESTRICTING:
+            lines.append(
+                line(
+                    f"{name} is not a variable this server reads; did you mean {meant[0]}? It would restrict "
+                    f"this server, so it does not start without it: rename it to {meant[0]}, or unset it"
+                )
+            )
+    return lines
+
+
 def _unknown_variables(environ: Mapping[str, str]) -> list[str]:
     # A typo in an optional variable would otherwise be silently ignored.
     warnings = []
@@ -140,6 +176,7 @@ def read_settings(
             policy = read_policy(path, WOODPECKER_TOOLS)
         except StartupError as e:
             errors.extend(e.lines)
+    errors.extend(_near_misses_of_restrictions(environ))
     if errors or settings is None or selected.tools is None:
         raise StartupError(errors)
     warnings.extend(selected.warnings)

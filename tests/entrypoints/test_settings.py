@@ -282,10 +282,28 @@ def test_an_unknown_woodpecker_mcp_variable_warns_as_a_likely_typo() -> None:
         ("WOODPECKER_TOOLSET", "WOODPECKER_TOOLSETS"),
         ("WOODPECKER_ALLOWED_TOOLS", "WOODPECKER_ALLOW_TOOLS"),
         ("WOODPECKER_DENY_TOOL", "WOODPECKER_DENY_TOOLS"),
+        ("WOODPECKER_MCP_AUDITFILE", "WOODPECKER_MCP_AUDIT_FILE"),
+        ("WOODPECKER_MCP_POLICYY", "WOODPECKER_MCP_POLICY"),
+        ("WOODPECKER_MCP_APPROVALPAGE", "WOODPECKER_MCP_APPROVAL_PAGE"),
     ],
 )
+def test_a_near_miss_of_a_variable_that_restricts_the_server_stops_it_naming_the_one_meant(
+    typo: str, meant: str
+) -> None:
+    # WOODPECKER_READONLY=true served every write tool while the client said "Connected"; the only
+    # sign was a warning in a log folder the person never opened (issue 36).
+    with pytest.raises(StartupError) as caught:
+        read_settings({typo: "true"})
+    (refused,) = caught.value.lines
+    assert typo in refused and f"did you mean {meant}?" in refused and f"rename it to {meant}" in refused
+
+
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [("WOODPECKER_INSECURE_TSL", "WOODPECKER_INSECURE_TLS"), ("WOODPECKER_MCP_TEXTT", "WOODPECKER_MCP_TEXT")],
+)
 def test_a_near_miss_of_a_woodpecker_variable_warns_and_names_the_one_meant(typo: str, meant: str) -> None:
-    # WOODPECKER_READONLY=true silently served every write tool: the operator believed it read-only.
+    # One that restricts nothing only warns: without it the server does no more than it was set to.
     warnings = read_settings({typo: "true"}).warnings
     assert [w for w in warnings if typo in w and f"did you mean {meant}?" in w], warnings
 
