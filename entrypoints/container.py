@@ -44,6 +44,7 @@ from ports.woodpecker import Credential, WoodpeckerGateway
 if TYPE_CHECKING:
     from adapters.token_link_page import TokenLinks
     from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
+    from ports.approval_pages import ApprovalPages
 
 SEAL_KEY_BYTES = 32
 
@@ -184,6 +185,16 @@ def _roles(http: HttpSettings | None, gateway: WoodpeckerGateway, clock: Clock) 
     return CallerRoles(gateway, clock) if http is not None and http.auth == "per-client" else None
 
 
+def _pages(settings: Settings, http: HttpSettings | None) -> "ApprovalPages | None":
+    # stdio only (ADR 0063): over HTTP a page needs a sign-in before it may exist. Nothing starts here:
+    # the page's server starts at the first question that needs it.
+    if http is not None or settings.approval_page == "off" or not settings.elicitation:
+        return None
+    from adapters.approval_page import BrowserApprovalPages
+
+    return BrowserApprovalPages(window_seconds=settings.approval_wait_seconds)
+
+
 class Container(containers.DeclarativeContainer):
     """Provide `settings` (and `per_client` for per-client HTTP); override any adapter in tests."""
 
@@ -236,6 +247,8 @@ class Container(containers.DeclarativeContainer):
         linking=linking,
         roles=roles,
         web_root=settings.provided.woodpecker_url,
+        pages=providers.Singleton(_pages, settings, http),
+        approval_page=settings.provided.approval_page,
     )
     mcp_server = providers.Singleton(build_server, application)
 

@@ -111,13 +111,21 @@ def call_context(
     modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     if not app.elicitation_enabled:
         return CallContext(principal, credential, "token", no_dialog="server")
+    page = (
+        CallContext(principal, credential, "page", pages=app.pages)
+        if app.pages is not None and app.approval_page != "off"
+        else None
+    )
+    if page is not None and app.approval_page == "always":
+        # For hosts whose hooks or settings answer dialogs unattended (ADR 0063).
+        return page
     if app_channel(ctx, app):
         return CallContext(principal, credential, "app")
     if not declares_form_elicitation(session.client_capabilities):
-        return CallContext(principal, credential, "token", no_dialog="client")
+        return page or CallContext(principal, credential, "token", no_dialog="client")
     if not modern and ctx.protocol_version not in PUSH_ELICITATION_REVISIONS:
         # The negotiated revision has no dialog to carry (docs/clients.md lists what each serves).
-        return CallContext(principal, credential, "token", no_dialog="connection")
+        return page or CallContext(principal, credential, "token", no_dialog="connection")
     if modern:
         return CallContext(
             principal, credential, "mrtr", answer=_input_answer(params), request_state=params.request_state

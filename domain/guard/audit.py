@@ -8,7 +8,7 @@ from typing import Literal
 
 from domain.guard.fingerprint import short
 
-Path = Literal["dialog", "token", "sealed", "app"]
+Path = Literal["dialog", "token", "sealed", "app", "page"]
 # Every `asked` is closed by one of: approved, declined (the person said no), cancelled (the person
 # dismissed the dialog), no_answer (an error, a time-out or something that is no answer came back),
 # abandoned (the call ended while the question was open: the client cancelled it, timed out on its
@@ -16,6 +16,8 @@ Path = Literal["dialog", "token", "sealed", "app"]
 # call ended before its result was known (ADR 0048). `denied`: the operator's policy refuses every call
 # of the tool, so nothing was asked or sent (ADR 0079). `unknown`: after `approved`, the write may have
 # reached the forge and no answer said how it went; the record's `read_back` says what one read found.
+# On the approval page (path `page`, ADR 0063): `pending` (no decision in this call's window; the page
+# stays open and a retry of the same call waits on it) and `expired` (its life ended unanswered).
 Outcome = Literal[
     "asked",
     "approved",
@@ -32,6 +34,8 @@ Outcome = Literal[
     "failed",
     "unknown",
     "denied",
+    "pending",
+    "expired",
 ]
 
 # Target names whose string values are a fixed vocabulary (not typed by anyone) and may be kept.

@@ -154,6 +154,45 @@ def declined(*, cancelled: bool) -> ToolResult:
     )
 
 
+def page_pending(ttl_seconds: int) -> ToolResult:
+    """The approval page is open in the person's browser and has no decision yet. Its link is never
+    said: only the person, at the browser, can answer (ADR 0063)."""
+    text = (
+        "Nothing was done yet: a person was asked in a browser on this machine and has not answered "
+        "yet. Call this same tool again with the same arguments to collect the answer; it waits on "
+        f"the same page, which stays open for up to {duration_words(ttl_seconds)} from when it was "
+        "shown. No answer there is a no."
+    )
+    return ToolResult(
+        structured={
+            "done": False,
+            "outcome": "pending",
+            "path": "page",
+            "reached": "browser",
+            "message": text,
+        },
+        text=text,
+    )
+
+
+def page_expired() -> ToolResult:
+    """The approval page's life ended unanswered: a no nobody gave."""
+    text = (
+        "Nothing was done: the question was put to a person in a browser on this machine, and it "
+        "expired unanswered, so this tool was not run. Call it again to ask again."
+    )
+    return ToolResult(
+        structured={
+            "done": False,
+            "outcome": "expired",
+            "path": "page",
+            "reached": "browser",
+            "message": text,
+        },
+        text=text,
+    )
+
+
 def no_answer(cause: NoAnswer) -> ToolResult:
     """No answer came back at all: a no nobody gave, never reported as the person's (fail closed all
     the same). `structuredContent.outcome` is `no_answer`, and `cause` says which of the three."""
@@ -282,6 +321,10 @@ _TICKET_ENDED: dict[ViewState, str] = {
     "ran": "it was approved, and the call ran once",
     "failed": "it was approved, and the call ended with an error",
     "not_run": "it was approved, but nothing was sent: the call could not go ahead",
+    "unsettled": (
+        "it was approved, and its outcome is unknown: the request may have reached the server it was sent "
+        "to, and no answer said how it went"
+    ),
     "changed": (
         "it was not run: what the call would do changed before it ran, so a new question replaced it"
     ),

@@ -34,6 +34,16 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("WOODPECKER_CA_FILE", "none", "PEM file of the private CA that signed Woodpecker's certificate"),
     ("ELICITATION", "true", "`false`: guarded tools use the two-call token instead of a dialog"),
     (
+        "WOODPECKER_MCP_APPROVAL_PAGE",
+        "auto",
+        "stdio: `auto` (a page in the browser where no dialog reaches), `always` or `off`",
+    ),
+    (
+        "WOODPECKER_MCP_APPROVAL_WAIT_SECONDS",
+        "45",
+        "stdio: how long one call waits for the approval page's answer (1 to 55)",
+    ),
+    (
         "WOODPECKER_MCP_TEXT",
         "full",
         "`summary`: result text is the summary line only (for clients that read structuredContent)",

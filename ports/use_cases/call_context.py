@@ -4,12 +4,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from domain.guard.outcomes import NoDialog
+from ports.approval_pages import ApprovalPages
 from ports.asker import Answer, Asker
 from ports.credential import Credential
 from ports.forge import ToolResult
 from ports.progress import Progress
 
-Channel = Literal["push", "mrtr", "token", "app"]
+Channel = Literal["push", "mrtr", "token", "app", "page"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,8 @@ class CallContext:
     # per-client HTTP puts the Woodpecker account the bearer belongs to here, so an account that
     # rotates its token is still one owner. None: the principal (stdio, shared token, OAuth).
     quota_owner: str | None = None
+    # The `page` channel only (stdio): the pages the server puts in front of the person itself.
+    pages: ApprovalPages | None = None
 
     @property
     def owner(self) -> str | None:

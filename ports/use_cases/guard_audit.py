@@ -17,7 +17,13 @@ from ports.clock import Clock
 from ports.use_cases.call_context import CallContext, Channel
 
 REQUIRED: frozenset[Outcome] = frozenset({"asked", "approved", "token_issued", "ticket_issued"})
-PATHS: Mapping[Channel, Path] = {"push": "dialog", "mrtr": "sealed", "token": "token", "app": "app"}
+PATHS: Mapping[Channel, Path] = {
+    "push": "dialog",
+    "mrtr": "sealed",
+    "token": "token",
+    "app": "app",
+    "page": "page",
+}
 
 
 class GuardAudit:

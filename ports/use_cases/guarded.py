@@ -3,7 +3,8 @@
 It knows no forge: the forge comes in as a `Forge` record (catalogue, widening rules, the
 function writing its questions, and the `ForgeCalls` port that validates, reads and runs).
 
-Channels: `push` (a 2025-11-25 dialog while the call waits), `mrtr` (2026-07-28: the call
+Channels: `push` (a 2025-11-25 dialog while the call waits), `page` (stdio: a page the server opens
+in the person's browser itself, while the call waits; ports/use_cases/page_channel.py, ADR 0063), `mrtr` (2026-07-28: the call
 returns a question with a sealed state and the retry carries the answer) and `token` (a
 client that cannot show a dialog, or a server started with ELICITATION=false) and `app` (a host
 that shows MCP Apps views but no dialog: the call returns an approval view whose button calls an
@@ -36,6 +37,7 @@ from ports.use_cases.call_context import CallContext, CallOutcome, Channel, Comp
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.earlier_attempts import EarlierAttempts
 from ports.use_cases.guard_audit import PATHS, GuardAudit
+from ports.use_cases.page_channel import ask_on_a_page
 from ports.use_cases.sealed_questions import SEALED_TTL_SECONDS, SealedQuestions
 from ports.use_cases.view_tickets import ViewTickets
 
@@ -202,6 +204,8 @@ class GuardedCalls:
         if ctx.channel == "app":
             # A confirm_token is never a ticket: a call carrying one still gets a view.
             return await self._app(call)
+        if ctx.channel == "page":
+            return await ask_on_a_page(self, call, token)
         return await self._token(call, token)
 
     # ------------------------------------------------------------------ channels

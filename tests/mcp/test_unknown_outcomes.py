@@ -12,10 +12,14 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.guard.outcomes import EARLIER_UNKNOWN
+from domain.woodpecker.approval_view import APP_STATE_TOOL, APP_TOOL
+from ports.woodpecker import Credential
 from sandbox.server import Sandbox
 from tests.fixtures.fault_proxy import FAULTS, Fault, fault_proxy
-from tests.fixtures.mcp import MODES, Person, harness_for
+from tests.fixtures.mcp import MODES, Person, build_harness_on, harness_for
+from tests.mcp.test_guard_app_view import answer, apps, view_of
 
 pytestmark = pytest.mark.anyio
 
@@ -70,6 +74,29 @@ async def test_an_approval_whose_answer_is_lost_is_unknown_and_reads_back_the_pi
     assert EARLIER_UNKNOWN not in person.questions[0]
     assert person.questions[1].endswith(EARLIER_UNKNOWN)
     assert person.questions[1].startswith(person.questions[0])
+
+
+async def test_an_approval_whose_answer_never_comes_is_unknown_after_the_read_time_out(
+    sandbox: Sandbox,
+) -> None:
+    # The proxy sends the approval on and then says nothing: the gateway's read time-out (1 s here)
+    # ends the wait, and the read-back tells what Woodpecker did meanwhile.
+    person = Person()
+    credential = Credential(sandbox.admin_token)
+    with anyio.fail_after(60):
+        async with fault_proxy(sandbox.url, "silent_after_send") as proxy:
+            gateway = HttpxWoodpeckerGateway(
+                proxy.url, token=credential, retries=0, trust_env=False, timeout=1.0
+            )
+            harness = build_harness_on(gateway, credential, web_root=proxy.url)
+            try:
+                async with Client(harness.server, mode="legacy", elicitation_callback=person) as client:
+                    result = await client.call_tool("approve_pipeline", dict(APPROVE))
+            finally:
+                await gateway.aclose()
+    text = assert_unknown(result, "approved")
+    assert "no answer came within 1 s" in text
+    assert harness.audit.outcomes() == ["asked", "approved", "unknown"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -136,3 +163,18 @@ async def test_a_read_that_fails_is_not_an_unknown_outcome(sandbox: Sandbox) -> 
     assert result.is_error and result.structured_content is not None
     assert result.structured_content.get("outcome") != "unknown"
     assert harness.audit.events == []
+
+
+async def test_an_apps_view_approval_whose_answer_is_lost_is_recorded_as_unsettled(sandbox: Sandbox) -> None:
+    # The MCP Apps view (ADR 0049, 0066): its ticket's record says the outcome is unknown, not "an error".
+    with anyio.fail_after(60):
+        async with fault_proxy(sandbox.url, "reset_after_send") as proxy:
+            async with harness_for(proxy.url, sandbox.admin_token) as harness:
+                async with Client(harness.server, mode="legacy", extensions=apps()) as client:
+                    approval = view_of(await client.call_tool("approve_pipeline", dict(APPROVE)))
+                    result = await client.call_tool(APP_TOOL, answer(approval, dict(APPROVE), True))
+                    state = await client.call_tool(APP_STATE_TOOL, {"ticket": approval["ticket"]})
+    assert_unknown(result, "approved")
+    assert state.structured_content is not None and state.structured_content["state"] == "unsettled"
+    assert "outcome is unknown" in text_of(state)
+    assert harness.audit.outcomes() == ["ticket_issued", "approved", "unknown"]
