@@ -41,7 +41,7 @@ def raise_transport(
         raise failed(Unreachable("read_timeout", timeout)) from None
     if isinstance(exc, httpx.ConnectError):
         if _is_tls_failure(exc):
-            raise failed(Unreachable("tls")) from None
+            raise failed(Unreachable("plain_http" if _answered_in_plain_http(exc) else "tls")) from None
         raise Retry(failed(Unreachable("connect")))
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         raise failed(NoServer("unusable")) from None
@@ -60,6 +60,28 @@ def too_large(ceiling: int) -> NoReturn:
 
 def serves_web_ui() -> NoReturn:
     raise failed(WebUi())
+
+
+# What OpenSSL says when the peer's first bytes are no TLS record, as when an HTTP server answers
+# a ClientHello with a plain `HTTP/1.1 400` (OpenSSL 1.1: WRONG_VERSION_NUMBER; 3.x: record layer failure).
+_PLAIN_HTTP_REASONS = frozenset(
+    {"WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST", "PACKET_LENGTH_TOO_LONG"}
+)
+
+
+def _answered_in_plain_http(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLError) and (
+            getattr(seen, "reason", None) in _PLAIN_HTTP_REASONS
+            or "wrong version number" in str(seen).lower()
+            or "record layer failure" in str(seen).lower()
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _is_tls_failure(exc: BaseException) -> bool:

@@ -131,7 +131,9 @@ class Answered(_Fact):
 class Unreachable(_Fact):
     """No usable answer came: `how` says what failed, `seconds` the limit that passed, if any."""
 
-    how: Literal["connect_timeout", "read_timeout", "deadline", "tls", "connect", "closed", "other"]
+    how: Literal[
+        "connect_timeout", "read_timeout", "deadline", "tls", "plain_http", "connect", "closed", "other"
+    ]
     seconds: float | None = None
 
     def words(self) -> str:
@@ -155,6 +157,11 @@ _UNREACHABLE: Mapping[str, str] = {
         "The TLS handshake with Woodpecker failed (is the certificate trusted?): point "
         "WOODPECKER_CA_FILE at the PEM of the CA that signed it, or for a self-signed "
         "certificate set WOODPECKER_INSECURE_TLS=true"
+    ),
+    "plain_http": (
+        "WOODPECKER_URL says https://, but the server at that port answered in plain HTTP, not TLS: "
+        "use http:// for this port, or the port where TLS is served (WOODPECKER_INSECURE_TLS cannot help: "
+        "there is no certificate to trust)"
     ),
     "connect": (
         "Could not connect to Woodpecker: check WOODPECKER_URL and that the server is running and reachable"

@@ -8,6 +8,7 @@ import anyio
 import pytest
 
 from ports.woodpecker import Request, Unavailable
+from sandbox.server import Sandbox
 from tests.fixtures.gateway import (
     GatewayFactory,
     PrivateCa,
@@ -71,3 +72,15 @@ async def test_a_server_signed_by_the_private_ca_is_trusted_and_nothing_process_
     with anyio.fail_after(10), pytest.raises(Unavailable):
         await make_gateway(ca_server.url).send(GET, None)
     assert ssl._create_default_https_context is ssl.create_default_context
+
+
+async def test_https_to_a_port_that_speaks_plain_http_says_so_and_never_advises_insecure_tls(
+    sandbox: Sandbox, make_gateway: GatewayFactory
+) -> None:
+    # The sandbox speaks plain HTTP; WOODPECKER_URL says https:// for its port.
+    url = sandbox.url.replace("http://", "https://")
+    with anyio.fail_after(10), pytest.raises(Unavailable) as caught:
+        await make_gateway(url).send(GET, None)
+    said = str(caught.value)
+    assert "plain HTTP" in said and "use http://" in said
+    assert "WOODPECKER_INSECURE_TLS=true" not in said
