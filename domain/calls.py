@@ -43,3 +43,7 @@ class ToolResult:
     # Resources that read what this result left out (the whole log, its next page): the forge's own
     # link records (Woodpecker's are domain.woodpecker.resources.Link); the guard never reads them.
     links: tuple[Any, ...] = ()
+    # Set when the call's outcome is unknown (its write may have reached the forge and the answer
+    # was lost): what one read found since, in the forge's words for the audit ("approved", "gone",
+    # "none" when no read can tell). The guard records `unknown` with it, and remembers it.
+    unknown: str | None = None

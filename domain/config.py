@@ -35,6 +35,29 @@ def parse_elicitation(raw: str | None) -> bool:
     raise ConfigError(f"{ELICITATION_VARIABLE} must be true or false (unset means true); {_shown(value)}")
 
 
+APPROVAL_PAGE_VARIABLE = "WOODPECKER_MCP_APPROVAL_PAGE"
+ApprovalPageMode = Literal["auto", "always", "off"]
+
+
+def parse_approval_page(raw: str | None) -> ApprovalPageMode:
+    """`WOODPECKER_MCP_APPROVAL_PAGE`: trimmed and case-insensitive, as ELICITATION; unset or empty is
+    `auto`. Anything else stops the server (ADR 0063).
+
+    Raises:
+        ConfigError: the value is none of `auto`, `always` and `off`.
+    """
+    value = "" if raw is None else raw.strip().lower()
+    if value in ("", "auto"):
+        return "auto"
+    if value == "always":
+        return "always"
+    if value == "off":
+        return "off"
+    raise ConfigError(
+        f"{APPROVAL_PAGE_VARIABLE} must be auto, always or off (unset means auto); {_shown(value)}"
+    )
+
+
 def parse_flag(name: str, raw: str | None) -> bool:
     """Every other boolean (WOODPECKER_READ_ONLY, WOODPECKER_INSECURE_TLS, ...): off by default.
 

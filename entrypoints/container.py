@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from dependency_injector import containers, providers
 
+from adapters.anyio_concurrency import AnyioConcurrency
 from adapters.audit_jsonl import JsonLinesAuditSink
 from adapters.first_call_gateway import FirstCallGateway
 from adapters.hmac_sealer import HmacFingerprintKeys, HmacSealer
@@ -43,6 +44,7 @@ from ports.woodpecker import Credential, WoodpeckerGateway
 if TYPE_CHECKING:
     from adapters.token_link_page import TokenLinks
     from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
+    from ports.approval_pages import ApprovalPages
 
 SEAL_KEY_BYTES = 32
 
@@ -173,6 +175,7 @@ def _runner(
         text=settings.text,
         web_root=settings.woodpecker_url,
         clock=clock,
+        concurrency=AnyioConcurrency(),
     )
 
 
@@ -180,6 +183,16 @@ def _roles(http: HttpSettings | None, gateway: WoodpeckerGateway, clock: Clock) 
     # Per-client HTTP only: there each bearer is a Woodpecker token whose account decides what
     # is listed (docs/adr/0029). OAuth mode lists everything (a person may not have linked yet).
     return CallerRoles(gateway, clock) if http is not None and http.auth == "per-client" else None
+
+
+def _pages(settings: Settings, http: HttpSettings | None) -> "ApprovalPages | None":
+    # stdio only (ADR 0063): over HTTP a page needs a sign-in before it may exist. Nothing starts here:
+    # the page's server starts at the first question that needs it.
+    if http is not None or settings.approval_page == "off" or not settings.elicitation:
+        return None
+    from adapters.approval_page import BrowserApprovalPages
+
+    return BrowserApprovalPages(window_seconds=settings.approval_wait_seconds)
 
 
 class Container(containers.DeclarativeContainer):
@@ -233,6 +246,9 @@ class Container(containers.DeclarativeContainer):
         toolsets=WOODPECKER_TOOLSETS,
         linking=linking,
         roles=roles,
+        web_root=settings.provided.woodpecker_url,
+        pages=providers.Singleton(_pages, settings, http),
+        approval_page=settings.provided.approval_page,
     )
     mcp_server = providers.Singleton(build_server, application)
 

@@ -24,6 +24,7 @@ from adapters.http_auth import (
     derive_principal_key,
 )
 from adapters.http_health import HealthEndpoints, Probe
+from adapters.http_limits import bounded_protocol
 from adapters.oauth_resource import IssuerKeys, JwtTokenVerifier, OAuthResourceGate, resource_metadata
 from adapters.token_link_page import CheckToken, TokenLinkPage, TokenLinks
 from domain.parsing.urls import is_loopback_host
@@ -170,18 +171,28 @@ def build_team_app(
     return HealthEndpoints(app, probes=probes)
 
 
-def uvicorn_config(app: ASGIApp, *, host: str, port: int, log_level: str = "warning") -> uvicorn.Config:
-    """uvicorn settings for serving the team app: bounded headers and idle connections, no
-    server banner, no trust in forwarding headers. Response streams stay open as long as a
-    2025-11-25 question waits; that is bounded by the MCP app, not here."""
+def uvicorn_config(
+    app: ASGIApp,
+    *,
+    host: str,
+    port: int,
+    header_timeout: float,
+    max_connections: int,
+    log_level: str = "warning",
+) -> uvicorn.Config:
+    """uvicorn settings for serving the team app: a deadline for each request head, a cap on
+    connections, idle connections closed, no server banner, no trust in forwarding headers
+    (docs/http.md, "Limits"). Response streams stay open as long as a 2025-11-25 question
+    waits; that is bounded by the MCP app, not here."""
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
         lifespan="on",
-        # h11, not httptools even where installed: h11 bounds an incomplete request head (below).
-        http="h11",
+        # h11 (never httptools, even where installed), with the head deadline and connection
+        # cap of adapters/http_limits.py; h11 also bounds an incomplete head's size (below).
+        http=bounded_protocol(header_timeout=header_timeout, max_connections=max_connections),
         timeout_keep_alive=15,
         timeout_graceful_shutdown=10,
         h11_max_incomplete_event_size=64 * 1024,

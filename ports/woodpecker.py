@@ -25,6 +25,7 @@ from domain.woodpecker.faults import (
     Unexpected,
     Unreachable,
     Unreadable,
+    Unsettled,
     WebUi,
 )
 from domain.woodpecker.requests import Method as Method
@@ -192,6 +193,11 @@ class TokenEchoed(WoodpeckerError):
     """A 2xx answer carried the token the request went with (docs/adr/0047); nothing of it is used."""
 
 
+class OutcomeUnknown(WoodpeckerError):
+    """A write whose request may have reached Woodpecker got no answer that says how it went
+    (`fault` is `Unsettled`, carrying what was observed): it may or may not have been carried out."""
+
+
 def failed(fault: Fault) -> WoodpeckerError:
     """The port error for what the gateway observed, worded by the domain."""
     if isinstance(fault, Answered):
@@ -213,6 +219,7 @@ _FACT_ERRORS: Mapping[type[Fault], type[WoodpeckerError]] = {
     NoServer: NotConfigured,
     Unexpected: BadResponse,
     NoSuchStep: NotFound,
+    Unsettled: OutcomeUnknown,
 }
 _STATUS_ERRORS: Mapping[int, type[WoodpeckerError]] = {
     401: Unauthorized,

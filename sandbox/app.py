@@ -20,6 +20,7 @@ from sandbox.api_common import go_int
 from sandbox.http import Abort, Ctx, Route, Router, empty, json_response, text
 from sandbox.models import Org
 from sandbox.seed import build_world
+from sandbox.seed_history import add_history
 from sandbox.world import World
 
 # gin's NoRoute: the web UI's index.html, status 200, for any unrouted path or method.
@@ -87,15 +88,22 @@ class SandboxState:
     requests: list[RecordedRequest] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     echoes: list[Echo] = field(default_factory=list)
+    history: int = 0  # pipelines of sandbox/seed_history.py added to the bench repository (0: none)
     world: World = field(init=False)
 
     def __post_init__(self) -> None:
-        self.world = build_world(self.version, self.tokens, self.clock)
+        self.world = self._seeded()
+
+    def _seeded(self) -> World:
+        world = build_world(self.version, self.tokens, self.clock)
+        if self.history:
+            add_history(world, self.history)
+        return world
 
     def reset(self) -> None:
         """Re-seed the world and clear the log, the faults and the echoes; the tokens stay the same."""
         with self.lock:
-            self.world = build_world(self.version, self.tokens, self.clock)
+            self.world = self._seeded()
             self.requests.clear()
             self.faults.clear()
             self.echoes.clear()

@@ -7,6 +7,7 @@ import sys
 from types import FrameType
 
 from sandbox.app import SandboxApp, SandboxState
+from sandbox.seed_history import MIN_COUNT
 from sandbox.server import Sandbox, bind_loopback, make_server, new_tokens
 from sandbox.world import VERSIONS
 
@@ -28,6 +29,13 @@ def _parser() -> argparse.ArgumentParser:
         default="3.17",
         help="which Woodpecker to imitate; 3.11 answers 500 after performing a repository move",
     )
+    parser.add_argument(
+        "--history",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"also seed N pipelines of history (flaky restarts, a red branch) in the bench repository, at least {MIN_COUNT}",
+    )
     return parser
 
 
@@ -43,12 +51,15 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.port <= 65535:
         print(f"invalid port {args.port}", file=sys.stderr)
         return 2
+    if args.history and args.history < MIN_COUNT:
+        print(f"--history takes at least {MIN_COUNT} pipelines", file=sys.stderr)
+        return 2
     try:
         sock = bind_loopback(args.port)
     except OSError as exc:
         print(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", file=sys.stderr)
         return 1
-    state = SandboxState(version=args.woodpecker_version, tokens=new_tokens())
+    state = SandboxState(version=args.woodpecker_version, tokens=new_tokens(), history=args.history)
     server = make_server(SandboxApp(state))
     sandbox = Sandbox(url=f"http://127.0.0.1:{sock.getsockname()[1]}", state=state)
     # The socket already listens, so a client reading this line can connect straight away.

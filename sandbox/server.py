@@ -142,7 +142,9 @@ class Sandbox:
 
 
 @contextmanager
-def running_sandbox(version: str = "3.17", clock: Callable[[], float] = time.time) -> Iterator[Sandbox]:
+def running_sandbox(
+    version: str = "3.17", clock: Callable[[], float] = time.time, history: int = 0
+) -> Iterator[Sandbox]:
     """Serve a fresh sandbox on 127.0.0.1 (a free port) in a daemon thread; stop it on exit.
 
     `clock` is the sandbox's time (seconds since the epoch): running pipelines finish by it, so a
@@ -150,7 +152,7 @@ def running_sandbox(version: str = "3.17", clock: Callable[[], float] = time.tim
     """
     if version not in VERSIONS:
         raise ValueError(f"unknown Woodpecker version {version!r}; choose one of {sorted(VERSIONS)}")
-    state = SandboxState(version=version, tokens=new_tokens(), clock=clock)
+    state = SandboxState(version=version, tokens=new_tokens(), clock=clock, history=history)
     server = make_server(SandboxApp(state))
     sock = bind_loopback(0)
     port = sock.getsockname()[1]

@@ -26,6 +26,11 @@ settings.load_profile(
     "woodpecker-mcp-ci" if os.environ.get("CI", "").strip().lower() == "true" else "woodpecker-mcp"
 )
 
+# No test opens a browser on the machine it runs on: the approval page (docs/adr/0063) opens one with
+# `webbrowser`, which reads these. A test that wants the page gives its server a BROWSER of its own.
+for _variable in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):
+    os.environ.pop(_variable, None)
+
 # The collector's garbage collection, tuned for a test run (docs/adr/0025, test time): the SDK's
 # hundreds of pydantic models, the catalogue and the collected items live for the whole session,
 # yet every full collection walked them again. Collection ends by freezing what exists then out

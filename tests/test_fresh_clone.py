@@ -233,6 +233,8 @@ STARTUP_ERRORS = [
     case("WOODPECKER_MCP_AUTH", "canary", "--transport", "http"),
     case("WOODPECKER_MCP_BEARER", "canary", "--transport", "http"),
     case("WOODPECKER_MCP_MAX_BODY_BYTES", "canary", "--transport", "http"),
+    case("WOODPECKER_MCP_HEADER_TIMEOUT_SECONDS", "canary", "--transport", "http"),
+    case("WOODPECKER_MCP_MAX_CONNECTIONS", "canary", "--transport", "http"),
     case("WOODPECKER_MCP_HOST", "can ary", "--transport", "http"),
     # Flags name the accepted values, which is the fix; whether they may repeat a value that is
     # not a secret is settled in tests/entrypoints.

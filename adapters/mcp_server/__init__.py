@@ -9,7 +9,7 @@ the two-call token. `InputRequiredResult` is never returned on a handshake-era c
 One module per concern: `application` (what the handlers are given, who calls), `capabilities`
 (what a client declared), `asking` (the pushed dialog, the 2026-07-28 question, the channel of a
 call), `apps` (the MCP Apps approval view), `linking` (OAuth mode's token link and account tools),
-`results` (our results in MCP's shapes), `tools` and `resources` (the handlers), `middleware`.
+`results` (our results in MCP's shapes), `tools`, `resources` and `prompts` (the handlers), `middleware`.
 """
 
 from collections.abc import AsyncIterator, Callable
@@ -24,6 +24,7 @@ from adapters.mcp_server.asking import CONFIRM_SCHEMA, McpSessionAsker, answer_o
 from adapters.mcp_server.capabilities import declares_form_elicitation
 from adapters.mcp_server.linking import ACCOUNT_TOOL_NAMES, ACCOUNT_TOOLS
 from adapters.mcp_server.middleware import ArgumentsNotAnObject
+from adapters.mcp_server.prompts import PromptHandlers
 from adapters.mcp_server.resources import ResourceHandlers
 from adapters.mcp_server.results import tool_definition
 from adapters.mcp_server.tools import ToolHandlers
@@ -46,7 +47,8 @@ __all__ = [
 def build_server(app: McpApplication) -> Server[Any]:
     """The low-level SDK server with all of `app.catalogue`'s tools, served through `app.guarded`."""
     tools = ToolHandlers(app)
-    resources = ResourceHandlers(app, tools.admin_tools)
+    prompts = PromptHandlers(app, tools.admin_tools)
+    resources = ResourceHandlers(app, tools.admin_tools, prompts)
 
     @asynccontextmanager
     async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -68,6 +70,8 @@ def build_server(app: McpApplication) -> Server[Any]:
         on_list_resource_templates=resources.list_resource_templates,
         on_read_resource=resources.read_resource,
         on_completion=resources.completion,
+        on_list_prompts=prompts.list_prompts,
+        on_get_prompt=prompts.get_prompt,
     )
     server.middleware.append(ArgumentsNotAnObject())
     return server

@@ -10,9 +10,10 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from domain.config import ConfigError
+from domain.config import ApprovalPageMode, ConfigError
 from domain.tools import Catalogue
 from domain.toolsets import TOOLSETS_HEADER, Toolsets
+from ports.approval_pages import ApprovalPages
 from ports.linked_tokens import TokenLinking
 from ports.use_cases.caller_roles import CallerRoles
 from ports.use_cases.guarded import GuardedCalls
@@ -52,6 +53,12 @@ class McpApplication:
     linking: TokenLinking | None = None
     # Per-client HTTP: who is an instance admin; a non-admin is not listed the admin-only tools.
     roles: CallerRoles | None = None
+    # WOODPECKER_URL as settings trimmed it: the only server whose links a prompt's argument may be.
+    web_root: str | None = None
+    # stdio only: the pages the server opens in the person's browser itself, and when (ADR 0063).
+    # None over HTTP, where a page needs a sign-in first.
+    pages: ApprovalPages | None = None
+    approval_page: ApprovalPageMode = "auto"
 
 
 def identity(

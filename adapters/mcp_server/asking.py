@@ -2,7 +2,9 @@
 session), the 2026-07-28 question's schema and answer, the progress port, and the channel choice."""
 
 import logging
-from typing import Any
+import secrets
+from dataclasses import replace
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
@@ -14,7 +16,12 @@ from pydantic import ValidationError
 
 from adapters.mcp_server.application import McpApplication, identity
 from adapters.mcp_server.apps import app_channel
-from adapters.mcp_server.capabilities import PUSH_ELICITATION_REVISIONS, declares_form_elicitation
+from adapters.mcp_server.capabilities import (
+    PUSH_ELICITATION_REVISIONS,
+    URL_ELICITATION_REVISION,
+    declares_form_elicitation,
+    declares_url_elicitation,
+)
 from ports.asker import Answer, no_answer
 from ports.use_cases.guarded import CallContext, Channel
 
@@ -80,6 +87,40 @@ def answer_of(result: object) -> Answer:
     return Answer("accept", confirmed=content.get("confirm") is True)
 
 
+class McpUrlOpener:
+    """The PageOpener port over a 2025-11-25 session: `elicitation/create` in URL mode, then
+    `notifications/elicitation/complete` once the page is answered. An `accept` means only that the
+    person agreed to open the page; the page's own form decides."""
+
+    def __init__(
+        self, session: ServerSession, request_id: types.RequestId | None, timeout: float | None
+    ) -> None:
+        self._session = session
+        self._request_id = request_id
+        self._timeout = timeout
+        self._id = secrets.token_hex(16)
+
+    async def open(self, url: str, message: str) -> Literal["opened", "refused", "unavailable"]:
+        try:
+            with anyio.fail_after(self._timeout):
+                result = await self._session.elicit_url(
+                    message, url, self._id, related_request_id=self._request_id
+                )
+        except Exception:
+            # An error, a time-out, no back-channel: the client could not offer the link.
+            logger.info("the URL elicitation was not answered; nothing is done")
+            return "unavailable"
+        if not isinstance(result, types.ElicitResult):
+            return "unavailable"
+        return "opened" if result.action == "accept" else "refused"
+
+    async def done(self) -> None:
+        try:
+            await self._session.send_elicit_complete(self._id, related_request_id=self._request_id)
+        except Exception:
+            logger.debug("the elicitation's completion could not be sent", exc_info=True)
+
+
 class McpProgress:
     """The Progress port over the request's own session: `notifications/progress` against the
     client's progressToken (the SDK sends nothing when the request carried none)."""
@@ -111,13 +152,29 @@ def call_context(
     modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     if not app.elicitation_enabled:
         return CallContext(principal, credential, "token", no_dialog="server")
+    page = (
+        CallContext(principal, credential, "page", pages=app.pages)
+        if app.pages is not None and app.approval_page != "off"
+        else None
+    )
+    if page is not None and (
+        declares_url_elicitation(session.client_capabilities)
+        and ctx.protocol_version == URL_ELICITATION_REVISION
+        and session.can_send_request
+        and (app.approval_page == "always" or not declares_form_elicitation(session.client_capabilities))
+    ):
+        # URL-mode elicitation: the client offers the page's link to the person (ADR 0064).
+        return replace(page, page_opener=McpUrlOpener(session, ctx.request_id, app.ask_timeout_seconds))
+    if page is not None and app.approval_page == "always":
+        # For hosts whose hooks or settings answer dialogs unattended (ADR 0063).
+        return page
     if app_channel(ctx, app):
         return CallContext(principal, credential, "app")
     if not declares_form_elicitation(session.client_capabilities):
-        return CallContext(principal, credential, "token", no_dialog="client")
+        return page or CallContext(principal, credential, "token", no_dialog="client")
     if not modern and ctx.protocol_version not in PUSH_ELICITATION_REVISIONS:
         # The negotiated revision has no dialog to carry (docs/clients.md lists what each serves).
-        return CallContext(principal, credential, "token", no_dialog="connection")
+        return page or CallContext(principal, credential, "token", no_dialog="connection")
     if modern:
         return CallContext(
             principal, credential, "mrtr", answer=_input_answer(params), request_state=params.request_state

@@ -26,6 +26,10 @@ def declares_form_elicitation(capabilities: types.ClientCapabilities | None) -> 
     return e.form is not None or e.url is None
 
 
+# The one handshake revision whose pushed `elicitation/create` has a URL mode.
+URL_ELICITATION_REVISION = "2025-11-25"
+
+
 def declares_apps(capabilities: types.ClientCapabilities | None) -> bool:
     """The client renders MCP Apps views: `io.modelcontextprotocol/ui` with the HTML profile among its
     MIME types, in `extensions` (SEP-2133) or, for clients of SDKs that predate it, `experimental`."""

@@ -1,4 +1,4 @@
-"""resources/list, resources/templates/list, resources/read and completion/complete."""
+"""resources/list, resources/templates/list, resources/read and completion/complete (a prompt's arguments by way of `prompts`)."""
 
 from typing import Any
 
@@ -8,6 +8,7 @@ from mcp.shared.exceptions import MCPError
 
 from adapters.mcp_server.application import McpApplication, caller_tools, identity
 from adapters.mcp_server.apps import APPROVAL_VIEW_RESOURCE, app_channel, read_approval_view
+from adapters.mcp_server.prompts import PromptHandlers
 from adapters.mcp_server.results import resource_template, to_read_resource_result
 from domain.woodpecker.approval_view import (
     VIEW_URI,
@@ -20,10 +21,11 @@ from ports.use_cases.resources import Resources
 class ResourceHandlers:
     """resources/list, resources/templates/list, resources/read and completion/complete: read-only tool calls."""
 
-    def __init__(self, app: McpApplication, admin_tools: frozenset[str]) -> None:
+    def __init__(self, app: McpApplication, admin_tools: frozenset[str], prompts: PromptHandlers) -> None:
         self.app = app
         self.admin_tools = admin_tools
         self.served = Resources(app.catalogue, app.guarded)
+        self.prompts = prompts
 
     async def _context(self, ctx: ServerRequestContext[Any, Any]) -> CallContext:
         """Who reads, and the tools they may call (the header's and the account's narrowing)."""
@@ -67,6 +69,8 @@ class ResourceHandlers:
     async def completion(
         self, ctx: ServerRequestContext[Any, Any], params: types.CompleteRequestParams
     ) -> types.CompleteResult:
+        if isinstance(params.ref, types.PromptReference):
+            return await self.prompts.complete(ctx, params.ref, params)
         if not isinstance(params.ref, types.ResourceTemplateReference):
             return types.CompleteResult(completion=types.Completion(values=[]))
         chosen = (params.context.arguments if params.context else None) or {}

@@ -8,13 +8,16 @@ from typing import Literal
 
 from domain.guard.fingerprint import short
 
-Path = Literal["dialog", "token", "sealed", "app"]
+Path = Literal["dialog", "token", "sealed", "app", "page"]
 # Every `asked` is closed by one of: approved, declined (the person said no), cancelled (the person
 # dismissed the dialog), no_answer (an error, a time-out or something that is no answer came back),
 # abandoned (the call ended while the question was open: the client cancelled it, timed out on its
 # own, or went away), seal_rejected (2026-07-28), or failed. After `approved`, `abandoned` means the
 # call ended before its result was known (ADR 0048). `denied`: the operator's policy refuses every call
-# of the tool, so nothing was asked or sent (ADR 0079).
+# of the tool, so nothing was asked or sent (ADR 0079). `unknown`: after `approved`, the write may have
+# reached the forge and no answer said how it went; the record's `read_back` says what one read found.
+# On the approval page (path `page`, ADR 0063): `pending` (no decision in this call's window; the page
+# stays open and a retry of the same call waits on it) and `expired` (its life ended unanswered).
 Outcome = Literal[
     "asked",
     "approved",
@@ -29,7 +32,10 @@ Outcome = Literal[
     "ticket_rejected",
     "executed",
     "failed",
+    "unknown",
     "denied",
+    "pending",
+    "expired",
 ]
 
 # Target names whose string values are a fixed vocabulary (not typed by anyone) and may be kept.
@@ -74,6 +80,7 @@ def audit_event(
     outcome: Outcome,
     principal: str | None,
     policy: str | None = None,
+    read_back: str | None = None,
 ) -> dict[str, object]:
     """The record: ISO-8601 UTC time, tool, target ids, short fingerprint, path, outcome, principal.
 
@@ -82,6 +89,8 @@ def audit_event(
     digest; it is shortened further. No token value, no secret and no text written by the forge
     or a repository can reach the record. `policy`, when the operator's policy refused the call or
     added its question, names that rule (`tools.NAME.deny`, `tools.NAME.ask`): the record then has it.
+    `read_back`, for an `unknown` outcome, is the forge's fixed word for what one read found since
+    ("approved", "still_blocked", "gone", "none" when no read can tell, ...).
     """
     event: dict[str, object] = {
         "event": "guard",
@@ -95,4 +104,6 @@ def audit_event(
     }
     if policy is not None:
         event["policy"] = policy
+    if read_back is not None:
+        event["read_back"] = read_back if _PLAIN_VALUE.fullmatch(read_back) else "unreadable"
     return event

@@ -49,11 +49,34 @@ _WHY_NO_ANSWER: dict[NoAnswer, str] = {
 }
 
 
+EARLIER_UNKNOWN = (
+    "An earlier approved attempt of this same call had an unknown outcome: its request may have reached "
+    "the server it was sent to, and no answer said how it went. It may have taken effect already: check "
+    "before you approve it again."
+)
+
+
+def with_earlier_unknown(question: str) -> str:
+    """A question for a call whose earlier approved attempt ended unknown: the question, then a note."""
+    return f"{question}\n\n{EARLIER_UNKNOWN}"
+
+
 def error_result(kind: str, message: str, **extra: Any) -> ToolResult:
     """An error result in the runner's shape: `{"error": {"kind", "message"}}` plus `extra`."""
     return ToolResult(
         structured={"error": {"kind": kind, "message": message}, **extra}, text=message, is_error=True
     )
+
+
+def audit_unwritable(reason: str, named: str) -> ToolResult:
+    """A guarded call whose audit record could not be written (guard.md §8): nothing was done. The
+    file is `named` by its setting, never its path; `reason` is the system's word for why."""
+    message = (
+        f"Nothing was done: {named} could not be written ({reason}), and "
+        "a guarded call does not run without its audit record. The operator must make the file writable "
+        "again (free the disk, put back a writable file); calls that read go on meanwhile."
+    )
+    return error_result("audit_unwritable", message, done=False, outcome="audit_unwritable")
 
 
 def unknown_tool(tool: str) -> ToolResult:
@@ -127,6 +150,45 @@ def declined(*, cancelled: bool) -> ToolResult:
     text = f"{how}, nothing was done: {why}, so this tool was not run."
     return ToolResult(
         structured={"done": False, "outcome": "cancelled" if cancelled else "declined", "message": text},
+        text=text,
+    )
+
+
+def page_pending(ttl_seconds: int) -> ToolResult:
+    """The approval page is open in the person's browser and has no decision yet. Its link is never
+    said: only the person, at the browser, can answer (ADR 0063)."""
+    text = (
+        "Nothing was done yet: a person was asked in a browser on this machine and has not answered "
+        "yet. Call this same tool again with the same arguments to collect the answer; it waits on "
+        f"the same page, which stays open for up to {duration_words(ttl_seconds)} from when it was "
+        "shown. No answer there is a no."
+    )
+    return ToolResult(
+        structured={
+            "done": False,
+            "outcome": "pending",
+            "path": "page",
+            "reached": "browser",
+            "message": text,
+        },
+        text=text,
+    )
+
+
+def page_expired() -> ToolResult:
+    """The approval page's life ended unanswered: a no nobody gave."""
+    text = (
+        "Nothing was done: the question was put to a person in a browser on this machine, and it "
+        "expired unanswered, so this tool was not run. Call it again to ask again."
+    )
+    return ToolResult(
+        structured={
+            "done": False,
+            "outcome": "expired",
+            "path": "page",
+            "reached": "browser",
+            "message": text,
+        },
         text=text,
     )
 
@@ -259,6 +321,10 @@ _TICKET_ENDED: dict[ViewState, str] = {
     "ran": "it was approved, and the call ran once",
     "failed": "it was approved, and the call ended with an error",
     "not_run": "it was approved, but nothing was sent: the call could not go ahead",
+    "unsettled": (
+        "it was approved, and its outcome is unknown: the request may have reached the server it was sent "
+        "to, and no answer said how it went"
+    ),
     "changed": (
         "it was not run: what the call would do changed before it ran, so a new question replaced it"
     ),

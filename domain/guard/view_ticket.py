@@ -17,13 +17,14 @@ from domain.guard.tokens import digest
 # What an answer made of a ticket. `approved`: the call was started and its end was not recorded
 # (still running, or the server stopped meanwhile). `not_run`: approved, but nothing was sent (the
 # re-read before the write failed). `changed`: not run, because what the call would do changed
-# before it ran; a new question (`then`) replaced it.
-Decided = Literal["declined", "approved", "ran", "failed", "not_run", "changed"]
-DECIDED: tuple[Decided, ...] = ("declined", "approved", "ran", "failed", "not_run", "changed")
+# before it ran; a new question (`then`) replaced it. `unsettled`: approved, and its outcome is unknown (the
+# write may have reached the forge and no answer said how it went; ADR 0080).
+Decided = Literal["declined", "approved", "ran", "failed", "not_run", "changed", "unsettled"]
+DECIDED: tuple[Decided, ...] = ("declined", "approved", "ran", "failed", "not_run", "changed", "unsettled")
 # What a view is told: `open`, a decided state, `expired` (an open ticket past its time), or
 # `unknown` (no record this caller may read: never issued to it, or forgotten).
 ViewState = Literal[
-    "open", "expired", "unknown", "declined", "approved", "ran", "failed", "not_run", "changed"
+    "open", "expired", "unknown", "declined", "approved", "ran", "failed", "not_run", "changed", "unsettled"
 ]
 
 # How long a decided ticket's record is kept: a conversation reloaded within a week shows what
@@ -107,4 +108,6 @@ def ended(result: ToolResult) -> Decided:
     after the write reached the forge), or not run (an error that says nothing was sent)."""
     if not result.is_error:
         return "ran"
+    if result.unknown is not None:
+        return "unsettled"
     return "not_run" if result.structured.get("done") is False else "failed"

@@ -66,4 +66,10 @@ class Waited:
     """A pipeline's state after waiting for it to finish, and whether it did (results/waiting.py)."""
 
 
-Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps | Ids | Waited
+@dataclass(frozen=True, slots=True)
+class Analysed:
+    """A pipeline history's analysis: per step, flaky steps, red branches, steps failing together
+    (results/history.py)."""
+
+
+Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps | Ids | Waited | Analysed

@@ -105,6 +105,8 @@ and nothing was done.",
     failed: "Approved: the call ended with an error. This view shows no reason, and whether it changed \
 anything is not known here.",
     not_run: "Approved, but nothing was done: the call could not go ahead. This view shows no reason.",
+    unsettled: "Approved, and the outcome is unknown: the request may have reached Woodpecker and no answer \
+said how it went. Read what Woodpecker holds before approving this call again.",
     changed: "Not run: what the call would do changed before it ran, so a new question replaced this one.",
     unknown: "Closed: this server has no record of this question (it expired or was answered long ago, or \
 the server restarted). Nothing can be answered here.",
@@ -188,7 +190,7 @@ unknown. Check in Woodpecker before asking for it again.",
     if (m) { close(c, { state: "changed" }, ""); offer(card(m, true), seconds(m.expires_in_seconds)); }
     else if (s.outcome === "view_closed") { close(c, s, SAY.closed); }
     else if (!yes) { close(c, { state: "declined" }, ""); }
-    else if (r && r.isError) { close(c, { state: s.done === false ? "not_run" : "failed" }, ""); }
+    else if (r && r.isError) { close(c, { state: s.outcome === "unknown" ? "unsettled" : s.done === false ? "not_run" : "failed" }, ""); }
     else { close(c, { state: "ran" }, ""); }
   }
   function lost(c, yes) {

@@ -331,6 +331,55 @@ class NoSuchStep(_Fact):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Unsettled(_Fact):
+    """A write whose request may have reached Woodpecker ended without an answer that says how it
+    went (`cause`: what the gateway observed): its outcome is unknown (guard.md §7). Worded without
+    "try again": a person who reads that says yes again, and the action runs twice."""
+
+    cause: "Fault"
+    path: str = ""  # where the write went (a read-back of a delete reads the same path)
+
+    def words(self) -> str:
+        return (
+            f"The outcome is unknown: the request was sent to Woodpecker and {_lost(self.cause)}, so it may "
+            "or may not have been carried out"
+        )
+
+
+def may_have_reached(fault: "Fault | None") -> bool:
+    """Whether a request that failed this way may have reached Woodpecker and been acted on: it was sent,
+    and then no answer that says how it went came back (the connection closed or timed out, any 5xx,
+    since a proxy's cannot be told from Woodpecker's and 3.11's move answers 500 after moving, or an
+    answer that is broken or never ends). A refusal (4xx), a redirect, or a request that was never
+    sent (no connection, TLS, a request not as planned) did not."""
+    if isinstance(fault, Unreachable):
+        return fault.how in ("read_timeout", "deadline", "closed", "other")
+    if isinstance(fault, Answered):
+        return fault.status >= 500
+    return isinstance(fault, Unreadable | TooLarge | WebUi)
+
+
+def _lost(cause: "Fault") -> str:
+    """What became of the answer, as the second half of `Unsettled`'s sentence."""
+    if isinstance(cause, Answered):
+        said = f" ({cause.detail})" if cause.detail else ""
+        return f"the answer was HTTP {cause.status}{said}, from Woodpecker or a proxy in front of it"
+    if isinstance(cause, Unreachable):
+        if cause.how == "read_timeout":
+            return f"no answer came within {cause.seconds:g} s"
+        if cause.how == "deadline":
+            return f"its answer did not finish within {cause.seconds:g} s"
+        if cause.how == "closed":
+            return "the connection was closed before an answer came"
+        return "the connection failed before an answer came"
+    if isinstance(cause, TooLarge):
+        return f"its answer ran past the {_size(cause.ceiling)} this server reads"
+    if isinstance(cause, WebUi):
+        return "the answer was a web page, not Woodpecker's API"
+    return "its answer could not be read"
+
+
 Fault = (
     Answered
     | Unreachable
@@ -344,6 +393,7 @@ Fault = (
     | NoServer
     | Unexpected
     | NoSuchStep
+    | Unsettled
 )
 
 

@@ -5,7 +5,7 @@ Most tools send one request, planned from their main endpoint (requests.plan). A
 stored) declares a `Calls` plan; ports/use_cases/tools.py runs every plan the same way and shapes the
 answer of the last request sent. Reading a step's log is not an HTTP request of this kind: the tools
 that do declare which reading they are (`StepLog`, `StepLogSearch`, `FailureSummary`,
-`ServerInfo`), as does `resolve` (`Resolve`), and the runner has one method for each kind, none for a tool.
+`ServerInfo`), as do `resolve` (`Resolve`) and the history (`PipelineHistory`), and the runner has one method for each kind, none for a tool.
 
 Checks return the message of what went wrong (the runner reports it as an unreadable answer);
 nothing here sends anything.
@@ -100,4 +100,19 @@ class WaitForPipeline:
     """Read a pipeline again and again, pausing on the clock, until it finishes or a window passes."""
 
 
-Plan = Calls | ServerInfo | StepLog | StepLogSearch | FailureSummary | Resolve | WaitForPipeline
+@dataclass(frozen=True, slots=True)
+class PipelineHistory:
+    """List a repository's pipelines in pages, read each finished one with its steps (a few at a time,
+    within a request budget and a time bound), and analyse them (domain/woodpecker/history.py)."""
+
+
+Plan = (
+    Calls
+    | ServerInfo
+    | StepLog
+    | StepLogSearch
+    | FailureSummary
+    | Resolve
+    | WaitForPipeline
+    | PipelineHistory
+)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # requests reads the declarations, so these are imported for 
     from typing import TypeAlias
 
     from domain.woodpecker.plans import FindInPages, Plan
+    from domain.woodpecker.read_back import ReadBack
     from domain.woodpecker.reads import Probe
     from domain.woodpecker.requests import Request
 
@@ -42,6 +43,8 @@ class WoodpeckerTool(ToolSpec):
     call carrying it is refused). `wildcard`: the path argument Woodpecker routes as a wildcard
     (its slashes travel literally). `current`: the reads its conditional guard compares against.
     `plan`: how it runs when that is more than its one main request (domain/woodpecker/plans.py).
+    `settled`: the one read that tells whether its write took effect, when its outcome is unknown
+    (domain/woodpecker/read_back.py).
     """
 
     answer: Answer | None = None
@@ -53,6 +56,7 @@ class WoodpeckerTool(ToolSpec):
     wildcard: str | None = None
     current: CurrentReads | None = None
     plan: "Plan | None" = None
+    settled: "ReadBack | None" = None
 
 
 def woodpecker(tool: ToolSpec) -> WoodpeckerTool:

@@ -120,6 +120,13 @@ def _add_sandbox_command(commands: "argparse._SubParsersAction[argparse.Argument
         help="the Woodpecker release to imitate (default 3.17; 3.11 answers 500 after a repository move)",
     )
     sandbox.add_argument(
+        "--history",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also seed N pipelines of history (flaky restarts, a red branch) in bench/logs, for analyze_pipeline_history",
+    )
+    sandbox.add_argument(
         "--stdio",
         action="store_true",
         help="serve MCP on stdio instead, for a client that starts the server; details go to stderr",

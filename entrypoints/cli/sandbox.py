@@ -15,14 +15,22 @@ def run_sandbox(args: argparse.Namespace) -> int:
         from sandbox.cli import main as sandbox_main
 
         port = str(args.sandbox_port or 0)
-        return sandbox_main(["--api-only", "--port", port, "--woodpecker-version", args.woodpecker_version])
+        history = ["--history", str(args.history)] if args.history else []
+        return sandbox_main(
+            ["--api-only", "--port", port, "--woodpecker-version", args.woodpecker_version, *history]
+        )
+    from sandbox.seed_history import MIN_COUNT
+
+    if args.history and args.history < MIN_COUNT:
+        say(f"{PROGRAM} sandbox: --history takes at least {MIN_COUNT} pipelines")
+        return 2
 
     import secrets
 
     from ports.woodpecker import Credential
     from sandbox.server import running_sandbox
 
-    with running_sandbox(args.woodpecker_version) as woodpecker:
+    with running_sandbox(args.woodpecker_version, history=args.history) as woodpecker:
         try:
             settings = read_settings(
                 os.environ, woodpecker=(woodpecker.url, Credential(woodpecker.admin_token))

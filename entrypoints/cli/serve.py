@@ -33,6 +33,15 @@ def announce(settings: Settings, http: HttpSettings | None = None) -> None:
         say(warning)
     if not settings.elicitation:
         say(ELICITATION_OFF_LINE)
+    elif http is None and settings.approval_page != "auto":
+        say(
+            f"{PROGRAM}: WOODPECKER_MCP_APPROVAL_PAGE={settings.approval_page}: "
+            + (
+                "every guarded call asks on a page in this machine's browser, dialogs or not"
+                if settings.approval_page == "always"
+                else "no approval page; a client without a dialog gets the two-call token"
+            )
+        )
     if settings.policy is not None:
         from domain.woodpecker.catalogue import WOODPECKER_TOOLS
         from entrypoints.settings.policy import policy_lines
@@ -94,13 +103,49 @@ def serve(transport: str, host: str | None, port: int | None) -> int:
     return serve_http(build_container(settings, per_client=http.auth != "shared", http=http), http, sock)
 
 
+# The exit code after SIGTERM, as a shell reports a process the signal ended (128 + 15), the way
+# Ctrl-C ends with 130 (entrypoints/cli/__init__.py).
+SIGTERM_EXIT = 143
+
+
 def serve_stdio(settings: Settings) -> int:
     import anyio
 
-    from entrypoints.container import build_container, run_stdio
+    from entrypoints.container import build_container
 
-    anyio.run(run_stdio, build_container(settings))
-    return 0
+    stopped = anyio.run(_stdio_until_sigterm, build_container(settings))
+    return SIGTERM_EXIT if stopped else 0
+
+
+async def _stdio_until_sigterm(container: "Container") -> bool:
+    """Serve stdio until the client disconnects (False) or SIGTERM comes (True). SIGTERM stops as
+    Ctrl-C does: it cancels everything under way, so an open question's audit line is closed
+    (`abandoned`), and nothing is sent afterwards (the default action would end the process with
+    a lone `asked` line)."""
+    import signal
+
+    import anyio
+
+    from entrypoints.container import run_stdio
+
+    if sys.platform == "win32":  # no signal receivers there: the default action
+        await run_stdio(container)
+        return False
+    stopped = False
+    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+        async with anyio.create_task_group() as group:
+
+            async def stop_on_sigterm() -> None:
+                nonlocal stopped
+                async for _ in signals:
+                    stopped = True
+                    group.cancel_scope.cancel()
+                    return
+
+            group.start_soon(stop_on_sigterm)
+            await run_stdio(container)
+            group.cancel_scope.cancel()
+    return stopped
 
 
 def serve_http(container: "Container", http: HttpSettings, sock: "socket.socket") -> int:
@@ -182,7 +227,15 @@ def _uvicorn_server(app: Any, http: HttpSettings) -> "uvicorn.Server":
         def capture_signals(self) -> Iterator[None]:
             yield
 
-    return _Server(uvicorn_config(app, host=http.host, port=http.port))
+    return _Server(
+        uvicorn_config(
+            app,
+            host=http.host,
+            port=http.port,
+            header_timeout=http.header_timeout_seconds,
+            max_connections=http.max_connections,
+        )
+    )
 
 
 async def _run_until_signal(server: "uvicorn.Server", sock: "socket.socket") -> None:

@@ -1,11 +1,11 @@
-"""How the guard asks and remembers: ELICITATION, WOODPECKER_MCP_SEAL_KEYS, WOODPECKER_MCP_AUDIT_FILE
-and WOODPECKER_MCP_TOKEN_STORE."""
+"""How the guard asks and remembers: ELICITATION, WOODPECKER_MCP_APPROVAL_PAGE, WOODPECKER_MCP_SEAL_KEYS,
+WOODPECKER_MCP_AUDIT_FILE and WOODPECKER_MCP_TOKEN_STORE."""
 
 from typing import Annotated
 
 from pydantic import BeforeValidator
 
-from domain.config import ConfigError, parse_elicitation
+from domain.config import ApprovalPageMode, ConfigError, parse_approval_page, parse_elicitation
 from domain.parsing.keys import MIN_KEY_BYTES, parse_keys
 from domain.parsing.urls import BadUrl, split_url
 
@@ -16,6 +16,24 @@ def _elicitation(raw: object) -> bool:
     if isinstance(raw, bool):
         return raw
     return parse_elicitation(None if raw is None else str(raw))
+
+
+def _approval_page(raw: object) -> str:
+    if raw in ("auto", "always", "off"):
+        return str(raw)
+    return parse_approval_page(None if raw is None else str(raw))
+
+
+def _approval_wait(raw: object) -> int:
+    value = raw.strip() if isinstance(raw, str) else raw
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 55:
+        return value
+    raise ValueError(
+        "WOODPECKER_MCP_APPROVAL_WAIT_SECONDS must be a whole number of seconds from 1 to 55 (under the "
+        "60 s after which clients commonly give up); e.g. 45"
+    )
 
 
 def _seal_keys(raw: object) -> object:
@@ -60,6 +78,8 @@ def _token_store(raw: object) -> str:
 
 
 Elicitation = Annotated[bool, BeforeValidator(_elicitation)]
+ApprovalPage = Annotated[ApprovalPageMode, BeforeValidator(_approval_page)]
+ApprovalWait = Annotated[int, BeforeValidator(_approval_wait)]
 SealKeys = Annotated[tuple[bytes, ...], BeforeValidator(_seal_keys)]
 AuditFile = Annotated[str | None, BeforeValidator(_audit_file)]
 TokenStore = Annotated[str, BeforeValidator(_token_store)]

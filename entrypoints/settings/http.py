@@ -1,11 +1,13 @@
-"""The Streamable HTTP transport: WOODPECKER_MCP_HOST, _PORT, _AUTH, _BEARER, _ALLOWED_HOSTS, _ALLOWED_ORIGINS
-and _MAX_BODY_BYTES."""
+"""The Streamable HTTP transport: WOODPECKER_MCP_HOST, _PORT, _AUTH, _BEARER, _ALLOWED_HOSTS, _ALLOWED_ORIGINS,
+_MAX_BODY_BYTES, _HEADER_TIMEOUT_SECONDS and _MAX_CONNECTIONS."""
 
+import resource
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, ValidationInfo
 
 from domain.parsing.tokens import token_shaped
+from entrypoints.settings.variables import LONGEST_HEADER_TIMEOUT_SECONDS
 from ports.woodpecker import Credential
 
 AuthMode = Literal["shared", "per-client", "oauth"]
@@ -45,6 +47,51 @@ def _max_body(raw: object) -> int:
     return size
 
 
+def _header_timeout(raw: object) -> int:
+    seconds = _whole_number(raw, 1, LONGEST_HEADER_TIMEOUT_SECONDS)
+    if seconds is None:
+        raise ValueError(
+            "WOODPECKER_MCP_HEADER_TIMEOUT_SECONDS must be a whole number of seconds from 1 to "
+            f"{LONGEST_HEADER_TIMEOUT_SECONDS}; e.g. 30"
+        )
+    return seconds
+
+
+# Descriptors the process keeps for itself beyond its clients' connections: Woodpecker's
+# connection pools, Redis, the audit file, the listening socket, the interpreter's own.
+RESERVED_DESCRIPTORS = 64
+AUTO_CONNECTIONS_CEILING = 4096
+
+
+def open_file_limit() -> int:
+    """The process's soft limit on open files (RLIMIT_NOFILE), or a large number where it is unlimited."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+def auto_connections(open_files: int) -> int:
+    """The default cap: a quarter of the descriptors (at least RESERVED_DESCRIPTORS) left to the
+    process, the rest to clients, and no more than AUTO_CONNECTIONS_CEILING."""
+    reserve = max(RESERVED_DESCRIPTORS, open_files // 4)
+    return max(1, min(open_files - reserve, AUTO_CONNECTIONS_CEILING))
+
+
+def _max_connections(raw: object) -> int:
+    open_files = open_file_limit()
+    if isinstance(raw, str) and raw.strip().lower() in ("", "auto"):
+        return auto_connections(open_files)
+    cap = _whole_number(raw.strip() if isinstance(raw, str) else raw, 1)
+    if cap is None:
+        raise ValueError("WOODPECKER_MCP_MAX_CONNECTIONS must be `auto` or a whole number, at least 1")
+    room = open_files - RESERVED_DESCRIPTORS
+    if cap > room:
+        raise ValueError(
+            f"WOODPECKER_MCP_MAX_CONNECTIONS is above what the open-file limit ({open_files}) leaves for "
+            f"clients ({room}); lower it, or raise the limit (ulimit -n) before starting the server"
+        )
+    return cap
+
+
 def _auth(raw: object) -> object:
     value = str(raw).lower()
     if value not in ("shared", "per-client", "oauth"):
@@ -81,5 +128,7 @@ def _bearer_fits_the_mode(bearer: str | None, info: ValidationInfo) -> str | Non
 Host = Annotated[str, BeforeValidator(_host)]
 Port = Annotated[int, BeforeValidator(_port)]
 MaxBody = Annotated[int, BeforeValidator(_max_body)]
+HeaderTimeout = Annotated[int, BeforeValidator(_header_timeout)]
+MaxConnections = Annotated[int, BeforeValidator(_max_connections)]
 Auth = Annotated[AuthMode, BeforeValidator(_auth)]
 Bearer = Annotated[str | None, AfterValidator(_bearer_fits_the_mode)]

@@ -10,12 +10,20 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from domain.guard.policy_file import Policy
 from domain.tools import Catalogue
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from entrypoints.settings.guard import AuditFile, Elicitation, SealKeys, TokenStore
-from entrypoints.settings.http import Auth, Bearer, Host, MaxBody, Port
+from entrypoints.settings.guard import (
+    ApprovalPage,
+    ApprovalWait,
+    AuditFile,
+    Elicitation,
+    SealKeys,
+    TokenStore,
+)
+from entrypoints.settings.http import Auth, Bearer, HeaderTimeout, Host, MaxBody, MaxConnections, Port
 from entrypoints.settings.oauth import Issuers, LinkKeys, ResourceUrl, Scope
 from entrypoints.settings.tools import ReadOnly, TextMode
 from entrypoints.settings.values import CommaList
 from entrypoints.settings.variables import (
+    DEFAULT_HEADER_TIMEOUT_SECONDS,
     DEFAULT_HTTP_HOST,
     DEFAULT_HTTP_PORT,
     DEFAULT_MAX_BODY_BYTES,
@@ -43,6 +51,10 @@ class Settings(BaseModel):
     insecure_tls: InsecureTls = Field(default=False, validation_alias="WOODPECKER_INSECURE_TLS")
     ca_file: CaFile = Field(default=None, validation_alias="WOODPECKER_CA_FILE")
     elicitation: Elicitation = Field(default=True, validation_alias="ELICITATION")
+    approval_page: ApprovalPage = Field(default="auto", validation_alias="WOODPECKER_MCP_APPROVAL_PAGE")
+    approval_wait_seconds: ApprovalWait = Field(
+        default=45, validation_alias="WOODPECKER_MCP_APPROVAL_WAIT_SECONDS"
+    )
     text: TextMode = Field(default="full", validation_alias="WOODPECKER_MCP_TEXT")
     seal_keys: SealKeys = Field(default=(), validation_alias="WOODPECKER_MCP_SEAL_KEYS", repr=False)
     audit_file: AuditFile = Field(default=None, validation_alias="WOODPECKER_MCP_AUDIT_FILE")
@@ -84,6 +96,13 @@ class HttpSettings(BaseModel):
     allowed_origins: CommaList = Field(default=(), validation_alias="WOODPECKER_MCP_ALLOWED_ORIGINS")
     max_body_bytes: MaxBody = Field(
         default=DEFAULT_MAX_BODY_BYTES, validation_alias="WOODPECKER_MCP_MAX_BODY_BYTES"
+    )
+    header_timeout_seconds: HeaderTimeout = Field(
+        default=DEFAULT_HEADER_TIMEOUT_SECONDS, validation_alias="WOODPECKER_MCP_HEADER_TIMEOUT_SECONDS"
+    )
+    # "auto" is resolved against the open-file limit when the settings are read.
+    max_connections: MaxConnections = Field(
+        default="auto", validation_alias="WOODPECKER_MCP_MAX_CONNECTIONS", validate_default=True
     )
     # OAuth mode (oauth.py, docs/oauth.md); validated even when unset, because that mode requires them.
     resource_url: ResourceUrl = Field(

@@ -11,12 +11,14 @@ DISTRIBUTION = "mcp-server-woodpecker-ci"
 DEFAULT_HTTP_HOST = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8000
 DEFAULT_MAX_BODY_BYTES = 1_048_576
+DEFAULT_HEADER_TIMEOUT_SECONDS = 30
+LONGEST_HEADER_TIMEOUT_SECONDS = 60
 DEFAULT_OAUTH_SCOPE = "woodpecker"
 
 VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("WOODPECKER_URL", "none", "Woodpecker server root; a trailing /api and slashes are trimmed"),
     ("WOODPECKER_TOKEN", "none", "personal access token; read once, then removed from the environment"),
-    ("WOODPECKER_READ_ONLY", "false", "exactly `true`: register only the 39 read tools"),
+    ("WOODPECKER_READ_ONLY", "false", "exactly `true`: register only the 40 read tools"),
     ("WOODPECKER_ALLOW_TOOLS", "none", "comma list: names, prefixes ending in *, or `essential`"),
     ("WOODPECKER_DENY_TOOLS", "none", "comma list of names or prefixes ending in *; subtracted from allow"),
     (
@@ -31,6 +33,16 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
     ),
     ("WOODPECKER_CA_FILE", "none", "PEM file of the private CA that signed Woodpecker's certificate"),
     ("ELICITATION", "true", "`false`: guarded tools use the two-call token instead of a dialog"),
+    (
+        "WOODPECKER_MCP_APPROVAL_PAGE",
+        "auto",
+        "stdio: `auto` (a page in the browser where no dialog reaches), `always` or `off`",
+    ),
+    (
+        "WOODPECKER_MCP_APPROVAL_WAIT_SECONDS",
+        "45",
+        "stdio: how long one call waits for the approval page's answer (1 to 55)",
+    ),
     (
         "WOODPECKER_MCP_TEXT",
         "full",
@@ -65,6 +77,16 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("WOODPECKER_MCP_ALLOWED_HOSTS", "loopback", "HTTP: comma list of accepted Host headers"),
     ("WOODPECKER_MCP_ALLOWED_ORIGINS", "none", "HTTP: comma list of accepted Origin headers"),
     ("WOODPECKER_MCP_MAX_BODY_BYTES", str(DEFAULT_MAX_BODY_BYTES), "HTTP: largest request body accepted"),
+    (
+        "WOODPECKER_MCP_HEADER_TIMEOUT_SECONDS",
+        str(DEFAULT_HEADER_TIMEOUT_SECONDS),
+        f"HTTP: seconds a request head may take (1 to {LONGEST_HEADER_TIMEOUT_SECONDS})",
+    ),
+    (
+        "WOODPECKER_MCP_MAX_CONNECTIONS",
+        "auto",
+        "HTTP: connections held at once, more are refused with 503 (auto: below the open-file limit)",
+    ),
     ("WOODPECKER_MCP_RESOURCE_URL", "none", "HTTP oauth: this server's canonical URI, the tokens' audience"),
     (
         "WOODPECKER_MCP_OAUTH_ISSUERS",

@@ -3,7 +3,8 @@
 It knows no forge: the forge comes in as a `Forge` record (catalogue, widening rules, the
 function writing its questions, and the `ForgeCalls` port that validates, reads and runs).
 
-Channels: `push` (a 2025-11-25 dialog while the call waits), `mrtr` (2026-07-28: the call
+Channels: `push` (a 2025-11-25 dialog while the call waits), `page` (stdio: a page the server opens
+in the person's browser itself, while the call waits; ports/use_cases/page_channel.py, ADR 0063), `mrtr` (2026-07-28: the call
 returns a question with a sealed state and the retry carries the answer) and `token` (a
 client that cannot show a dialog, or a server started with ELICITATION=false) and `app` (a host
 that shows MCP Apps views but no dialog: the call returns an approval view whose button calls an
@@ -12,91 +13,50 @@ validates first, decides from data, asks, re-checks the stored object right befo
 write, and only then runs the tool.
 """
 
-import hashlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from domain.calls import ValidCall
 from domain.guard import outcomes
-from domain.guard.audit import Outcome, Path, audit_event
-from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, audit_fingerprint, canonical_json, fingerprint
-from domain.guard.outcomes import NoDialog
+from domain.guard.audit import Outcome, Path
+from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, fingerprint
 from domain.guard.policy import POLICY_ASK, Decision, covers, decide, denied, lifetime, needs_current
 from domain.guard.tokens import TOKEN_TTL_SECONDS
 from domain.guard.view_ticket import ended
 from domain.tools import ToolSpec
-from ports.asker import Answer, Asker, no_answer
-from ports.audit import AuditSink
+from ports.asker import Answer, no_answer
+from ports.audit import AuditSink, AuditUnwritable
 from ports.clock import Clock
-from ports.credential import Credential
 from ports.fingerprint_keys import FingerprintKeys
 from ports.forge import Forge, ForgeError, InvalidArguments, ToolResult
-from ports.progress import Progress
 from ports.token_store import TokenStoreUnavailable
+from ports.use_cases.bindings import ticket_binding, token_binding
+from ports.use_cases.call_context import CallContext, CallOutcome, Channel, Complete, NeedInput
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
+from ports.use_cases.earlier_attempts import EarlierAttempts
+from ports.use_cases.guard_audit import PATHS, GuardAudit
+from ports.use_cases.page_channel import ask_on_a_page
 from ports.use_cases.sealed_questions import SEALED_TTL_SECONDS, SealedQuestions
 from ports.use_cases.view_tickets import ViewTickets
 
-Channel = Literal["push", "mrtr", "token", "app"]
+__all__ = [
+    "CallContext",
+    "CallOutcome",
+    "Channel",
+    "Complete",
+    "GuardedCalls",
+    "NeedInput",
+    "ticket_binding",
+    "token_binding",
+]
+
 
 # A push dialog re-asks when the object changed while the person read; past this, give up.
 MAX_PUSH_ROUNDS = 3
 
-_PATHS: Mapping[Channel, Path] = {"push": "dialog", "mrtr": "sealed", "token": "token", "app": "app"}
-
-
-@dataclass(frozen=True, slots=True)
-class CallContext:
-    """Who calls and how a person can be reached for this one call.
-
-    `answer` and `request_state` are the 2026-07-28 retry's answer to our `confirm` question
-    (already read out of `inputResponses`) and its opaque state; both None on a first call.
-    """
-
-    principal: str | None
-    credential: Credential | None
-    channel: Channel
-    asker: Asker | None = None
-    answer: Answer | None = None
-    request_state: str | None = None
-    no_dialog: NoDialog = "client"
-    # The tools this caller was listed (an HTTP toolset header narrowed them); None: the whole
-    # catalogue. A tool outside it is unknown to this caller, as it is absent from its list.
-    listed: frozenset[str] | None = None
-    # Where a long unguarded call (wait_for_pipeline) reports how it goes; None: the client did not ask.
-    progress: Progress | None = None
-    # The `app` channel only: the ticket the approval view's button sent (None: the model's own
-    # call, which gets a view). The view's answer is in `answer`.
-    ticket: str | None = None
-    # Whose quota of pending tokens and used nonces this call's entries count against (ADR 0046):
-    # per-client HTTP puts the Woodpecker account the bearer belongs to here, so an account that
-    # rotates its token is still one owner. None: the principal (stdio, shared token, OAuth).
-    quota_owner: str | None = None
-
-    @property
-    def owner(self) -> str | None:
-        """The token store's owner for this call's entries: the account when known, else the principal."""
-        return self.quota_owner if self.quota_owner is not None else self.principal
-
-
-@dataclass(frozen=True, slots=True)
-class Complete:
-    """The call is over: this is its result (which may say nothing was done)."""
-
-    result: ToolResult
-
-
-@dataclass(frozen=True, slots=True)
-class NeedInput:
-    """2026-07-28 only: show `message` with one boolean `confirm`, then retry with `request_state`."""
-
-    message: str
-    request_state: str
-
-
-CallOutcome = Complete | NeedInput
+_PATHS: Mapping[Channel, Path] = PATHS
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,25 +95,6 @@ class _Call:
         return self.valid.args
 
 
-def ticket_binding(fp: str, reasons: frozenset[str]) -> str:
-    """What an approval view's ticket is bound to: like a token's, under its own label, so that a
-    token is never found as a ticket nor a ticket as a token (they share one store)."""
-    return _bound("app-ticket", fp, sorted(reasons))
-
-
-def _bound(*material: object) -> str:
-    return hashlib.sha256(canonical_json(list(material)).encode("utf-8")).hexdigest()
-
-
-def token_binding(fp: str, reasons: frozenset[str]) -> str:
-    """What a two-call token is bound to: the call's fingerprint and the reasons its first call showed.
-
-    If the stored object changes between the two calls so that the call widens differently,
-    the token no longer fits and the caller must ask for a new one (fail closed).
-    """
-    return _bound(fp, sorted(reasons))
-
-
 class GuardedCalls:
     def __init__(
         self,
@@ -184,8 +125,9 @@ class GuardedCalls:
         self._calls = forge.calls
         self._confirmations = confirmations
         self._tickets = ViewTickets(confirmations, clock)
+        self._earlier = EarlierAttempts(confirmations)
         self._sealed = sealed
-        self._audit = audit
+        self._audit = GuardAudit(audit, clock)
         self._clock = clock
         self._elicitation_enabled = elicitation_enabled
         self._local_token_store = local_token_store
@@ -194,8 +136,16 @@ class GuardedCalls:
     async def call(self, tool: str, arguments: Mapping[str, Any] | None, ctx: CallContext) -> CallOutcome:
         """Run `tool` if it needs no approval, or once a valid approval for exactly this call exists.
 
-        Invalid arguments, an unknown tool, a no, a bad token: a result saying so, never a write.
+        Invalid arguments, an unknown tool, a no, a bad token: a result saying so, never a write. An
+        `asked` or `approved` line (or a token's or a view's issue) the audit file cannot take: nothing
+        is asked or run (guard.md §8, ADR 0081).
         """
+        try:
+            return await self._call(tool, arguments, ctx)
+        except AuditUnwritable as e:
+            return Complete(outcomes.audit_unwritable(e.reason, e.named))
+
+    async def _call(self, tool: str, arguments: Mapping[str, Any] | None, ctx: CallContext) -> CallOutcome:
         if tool not in self._forge.catalogue or (ctx.listed is not None and tool not in ctx.listed):
             return Complete(outcomes.unknown_tool(tool))
         if denied(self._forge.catalogue.get(tool)):
@@ -254,6 +204,8 @@ class GuardedCalls:
         if ctx.channel == "app":
             # A confirm_token is never a ticket: a call carrying one still gets a view.
             return await self._app(call)
+        if ctx.channel == "page":
+            return await ask_on_a_page(self, call, token)
         return await self._token(call, token)
 
     # ------------------------------------------------------------------ channels
@@ -264,10 +216,11 @@ class GuardedCalls:
             raise RuntimeError("the push channel needs an Asker")
         decision = call.decision
         for _ in range(MAX_PUSH_ROUNDS):
+            question = await self._asking(call, decision)
             self._record(call, "asked")
             asked_at = self._clock.now()
             with self._closing(call):
-                answer = await asker.ask(self._forge.question(call.spec, call.args, decision))
+                answer = await asker.ask(question)
             if answer.is_yes and self._late(call, asked_at):
                 # A policy's shorter life (ADR 0079): a yes given after it is no answer.
                 answer = no_answer("timeout")
@@ -283,25 +236,25 @@ class GuardedCalls:
     async def _mrtr(self, call: _Call) -> CallOutcome:
         ctx = call.ctx
         if ctx.request_state is None:
-            return self._question(call, call.decision)
+            return await self._question(call, call.decision)
         opened = self._sealed.open(
             ctx.request_state, tool=call.spec.name, fingerprint=call.fingerprints, principal=ctx.principal
         )
         if opened is None:
             # Likeliest cause: a gateway that slept while the person read. No answer, not an error.
             self._record(call, "seal_rejected")
-            return self._question(call, call.decision)
+            return await self._question(call, call.decision)
         if ctx.answer is None:
             # The retry carries our state but no answer to its question: that question is closed
             # unanswered, and a fresh one is asked.
             self._record(call, "no_answer")
-            return self._question(call, call.decision)
+            return await self._question(call, call.decision)
         if not ctx.answer.is_yes:
             return self._not_approved(call, ctx.answer)
         if not covers(opened.reasons, call.decision.reasons):
             # This retry widens something its question did not show (possible only when a deciding
             # argument is left out of the fingerprint): the old answer does not cover it.
-            return self._question(call, call.decision)
+            return await self._question(call, call.decision)
         try:
             first = await self._sealed.consume(opened, call.ctx.owner)
         except TokenStoreUnavailable as e:
@@ -311,12 +264,12 @@ class GuardedCalls:
             # At most once (guard.md §7): this answer was acted on already (a retry whose result was
             # lost, a replayed gateway leg, a loop). The world may have moved since: ask again.
             self._record(call, "seal_rejected")
-            return self._question(call, call.decision)
+            return await self._question(call, call.decision)
         self._record(call, "approved")
         applied = await self._apply(call, opened.reasons)
         if isinstance(applied, Complete):
             return applied
-        return self._question(call, applied.decision)
+        return await self._question(call, applied.decision)
 
     async def _token(self, call: _Call, token: object) -> CallOutcome:
         bindings = tuple(token_binding(fp, call.decision.reasons) for fp in call.fingerprints)
@@ -326,7 +279,7 @@ class GuardedCalls:
                     bindings[0], call.ctx.owner, ttl=self._life(call, TOKEN_TTL_SECONDS)
                 )
                 self._record(call, "token_issued")
-                return Complete(self._token_issued(call, issued))
+                return Complete(await self._token_issued(call, issued))
             outcome = await self._confirmations.redeem(bindings, token, call.ctx.owner)
         except TokenStoreUnavailable as e:
             self._record(call, "failed")
@@ -379,7 +332,11 @@ class GuardedCalls:
             if not fits:
                 # A yes to another question than this call now asks: a new question.
                 return Complete(await self._replaced(call, ticket, call.decision))
-            self._record(call, "approved")
+            try:
+                self._record(call, "approved")
+            except AuditUnwritable:
+                await self._tickets.settle(ticket, "not_run", owner)  # used up, and nothing sent
+                raise
             # Recorded before the write: a view shown while it runs, or after this server stopped
             # in the middle, says it was approved rather than offering the question again.
             await self._tickets.settle(ticket, "approved", owner)
@@ -410,7 +367,7 @@ class GuardedCalls:
         shown = outcomes.view_issued(
             ticket,
             tool=call.spec.name,
-            question=self._forge.question(call.spec, call.args, decision),
+            question=await self._asking(call, decision),
             ttl_seconds=life,
             resource_uri=self._view_uri,
             changed=changed,
@@ -439,10 +396,24 @@ class GuardedCalls:
             if now.ask and not covers(approved, now.reasons):
                 return _Reask(now)
         result = await self._calls.execute(call.valid, call.ctx.credential)
-        self._record(call, "failed" if result.is_error else "executed")
+        if result.unknown is not None:
+            # The write may have reached the forge and no answer said how it went: never "failed"
+            # (a person who reads that says yes again, and it runs twice), and the next question says so.
+            self._record(call, "unknown", read_back=result.unknown)
+            await self._earlier.remember(call.fingerprint, result.unknown, call.ctx.owner)
+        else:
+            self._record(call, "failed" if result.is_error else "executed")
         return Complete(result)
 
-    def _question(self, call: _Call, decision: Decision) -> NeedInput:
+    async def _asking(self, call: _Call, decision: Decision) -> str:
+        """The question for this call: the forge's, with a note when an earlier approved attempt of
+        the same call ended with an unknown outcome (guard.md §2, §7)."""
+        question = self._forge.question(call.spec, call.args, decision)
+        if await self._earlier.unknown(call.fingerprints, call.ctx.owner):
+            return outcomes.with_earlier_unknown(question)
+        return question
+
+    async def _question(self, call: _Call, decision: Decision) -> NeedInput:
         state = self._sealed.issue(
             call.spec.name,
             call.fingerprint,
@@ -450,8 +421,9 @@ class GuardedCalls:
             decision.reasons,
             ttl=self._life(call, int(SEALED_TTL_SECONDS)),
         )
+        question = await self._asking(call, decision)
         self._record(call, "asked")
-        return NeedInput(self._forge.question(call.spec, call.args, decision), state)
+        return NeedInput(question, state)
 
     def _not_approved(self, call: _Call, answer: Answer) -> Complete:
         """The question's closing line and result when it ended without a yes: the person's no, their
@@ -477,11 +449,11 @@ class GuardedCalls:
             self._record(call, "abandoned")
             raise
 
-    def _token_issued(self, call: _Call, token: str) -> ToolResult:
+    async def _token_issued(self, call: _Call, token: str) -> ToolResult:
         return outcomes.token_issued(
             token,
             no_dialog=call.ctx.no_dialog,
-            question=self._forge.question(call.spec, call.args, call.decision),
+            question=await self._asking(call, call.decision),
             ttl_seconds=self._life(call, TOKEN_TTL_SECONDS),
         )
 
@@ -508,30 +480,10 @@ class GuardedCalls:
             args = {}
         if not self._elicitation_enabled:
             ctx = replace(ctx, channel="token")  # the path a question would have taken
-        self._write(spec, args, ctx, "denied", f"tools.{tool}.deny")
+        self._audit.write(spec, args, ctx, "denied", f"tools.{tool}.deny")
         return outcomes.denied_by_policy()
 
-    def _record(self, call: _Call, outcome: Outcome) -> None:
+    def _record(self, call: _Call, outcome: Outcome, *, read_back: str | None = None) -> None:
         # The rule that added this call's question, when the policy did (ADR 0079).
         rule = f"tools.{call.spec.name}.ask" if POLICY_ASK in call.decision.reasons else None
-        self._write(call.spec, call.args, call.ctx, outcome, rule)
-
-    def _write(
-        self, spec: ToolSpec, args: Mapping[str, Any], ctx: CallContext, outcome: Outcome, rule: str | None
-    ) -> None:
-        names = spec.guard.targets if spec.guard is not None else ()
-        self._audit.record(
-            audit_event(
-                now=self._clock.now(),
-                tool=spec.name,
-                targets={name: args.get(name) for name in names if name in args},
-                # Not the call's own fingerprint: that one digests body values (a new secret value,
-                # a password), and even a short prefix of it would let a reader of the audit trail
-                # test guesses of them.
-                fingerprint=audit_fingerprint(spec, args, ctx.principal),
-                path=_PATHS[ctx.channel],
-                outcome=outcome,
-                principal=ctx.principal,
-                policy=rule,
-            )
-        )
+        self._audit.write(call.spec, call.args, call.ctx, outcome, rule, read_back)

@@ -10,11 +10,12 @@ from domain.calls import ValidCall
 from domain.guard.policy import runs_unasked
 from domain.tools import Catalogue, ToolSpec
 from domain.woodpecker import echoes, references, requests, resources, results, waiting
-from domain.woodpecker.faults import Echoed, NoSuchStep, Unexpected
+from domain.woodpecker.faults import Echoed, NoSuchStep, Unexpected, Unsettled, may_have_reached
 from domain.woodpecker.plans import (
     Calls,
     FailureSummary,
     FindInPages,
+    PipelineHistory,
     Resolve,
     ServerInfo,
     StepLog,
@@ -25,9 +26,12 @@ from domain.woodpecker.reads import ABSENT, Probe
 from domain.woodpecker.requests import Request
 from domain.woodpecker.tool import woodpecker
 from ports.clock import Clock
+from ports.concurrency import Concurrency
 from ports.forge import InvalidArguments as InvalidArguments
 from ports.forge import ToolResult as ToolResult
 from ports.progress import Progress
+from ports.use_cases.history import HistoryReader
+from ports.use_cases.read_back import read_back
 from ports.woodpecker import (
     ApiResponse,
     BadResponse,
@@ -41,6 +45,7 @@ from ports.woodpecker import (
     LogWindowRequest,
     NotConfigured,
     NotFound,
+    OutcomeUnknown,
     RedirectRefused,
     Rejected,
     RequestNotAsPlanned,
@@ -119,6 +124,7 @@ class ToolRunner:
         text: results.TextMode = "full",
         web_root: str | None = None,
         clock: Clock | None = None,
+        concurrency: Concurrency | None = None,
     ) -> None:
         """`configured`: a WOODPECKER_URL is set. `default_credential`: the server's own token, used
         when a call brings none (never set it in per-client mode). `token_configured`: whether a call
@@ -128,7 +134,8 @@ class ToolRunner:
         (the text content carries all the data) or `summary` (only the warning and summary line, for
         clients that read structuredContent). `web_root`: WOODPECKER_URL as settings trimmed it, the only
         server whose web links `resolve` reads. `clock`: what wait_for_pipeline reads the time from and
-        sleeps on (required for that tool)."""
+        sleeps on (required for that tool). `concurrency`: how analyze_pipeline_history reads a few
+        pipelines at once (one at a time without it)."""
         self.catalogue = catalogue
         self.gateway = gateway
         self.configured = configured
@@ -141,6 +148,7 @@ class ToolRunner:
         self.text = text
         self.web_root = _web_root(web_root)
         self.clock = clock
+        self.concurrency = concurrency
 
     def _tool(self, tool: str) -> ToolSpec:
         try:
@@ -278,6 +286,9 @@ class ToolRunner:
     ) -> ToolResult:
         try:
             shaped = await self._execute(spec, args, cred, progress)
+        except OutcomeUnknown as e:
+            # The write may have reached Woodpecker: say so, with what one read tells (guard.md §7).
+            return await read_back(spec, args, e, lambda planned: self._send(planned, cred))
         except WoodpeckerError as e:
             return _failed(spec, args, e)
         except InvalidPattern as e:
@@ -343,8 +354,14 @@ class ToolRunner:
 
     async def _send(self, planned: Request, credential: Credential | None) -> ApiResponse:
         """Every request of every tool goes here (logs: `_log`): an answer carrying the token is
-        refused whole, before any of it is read, cut or shaped (a cut could leave part of it)."""
-        response = await self.gateway.send(planned, None if planned.root else credential)
+        refused whole, before any of it is read, cut or shaped (a cut could leave part of it). A write
+        that may have reached Woodpecker and got no answer saying how it went raises OutcomeUnknown."""
+        try:
+            response = await self.gateway.send(planned, None if planned.root else credential)
+        except WoodpeckerError as e:
+            if e.fault is not None and not planned.idempotent_read and may_have_reached(e.fault):
+                raise failed(Unsettled(e.fault, planned.path)) from None
+            raise
         self._refuse_echo((response.data, dict(response.headers)), credential)
         return response
 
@@ -374,6 +391,8 @@ class ToolRunner:
                 return await self._resolve(spec, args, cred)
             case WaitForPipeline():
                 return await self._wait_for_pipeline(args, cred, progress)
+            case PipelineHistory():
+                return await self._history(args, cred)
         return self._shape(spec, args, await self._send(requests.plan(spec, args), cred))
 
     async def _calls(
@@ -519,6 +538,11 @@ class ToolRunner:
         return results.shape_failure_summary(
             spec, args, pipeline, failures, budget=self.log_budget, text=self.text
         )
+
+    async def _history(self, args: dict[str, Any], cred: Credential | None) -> ToolResult:
+        reader = HistoryReader(lambda r: self._send(r, cred), concurrency=self.concurrency, clock=self.clock)
+        analysed, reading = await reader.read(args)
+        return results.shape_history(args, analysed, reading, budget=self.result_budget, text=self.text)
 
     async def _object(self, planned: Request, cred: Credential | None, what: str) -> Mapping[str, Any]:
         data = (await self._send(planned, cred)).data

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from adapters.audit_jsonl import JsonLinesAuditSink
+from ports.audit import AuditUnwritable
 
 EVENT = {
     "event": "guard",
@@ -48,3 +49,25 @@ def test_an_unwritable_file_neither_raises_nor_stays_silent(
 def test_a_value_json_cannot_encode_is_written_as_text(capsys: pytest.CaptureFixture[str]) -> None:
     JsonLinesAuditSink().record({"odd": {1, 2}, "obj": object()})
     assert json.loads(capsys.readouterr().err)["odd"] == "{1, 2}"
+
+
+@pytest.mark.parametrize("unwritable", ["directory", "full disk"])
+def test_a_required_line_the_file_cannot_take_raises_and_says_so_every_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], unwritable: str
+) -> None:
+    # ADR 0081: a guarded write does not go ahead without its `asked` or `approved` line.
+    path = str(tmp_path) if unwritable == "directory" else "/dev/full"
+    sink = JsonLinesAuditSink(path)
+    for _ in range(2):
+        with pytest.raises(AuditUnwritable) as raised:
+            sink.require(EVENT)
+        assert raised.value.reason and path not in raised.value.reason
+    err = capsys.readouterr().err
+    assert err.count("the audit file (WOODPECKER_MCP_AUDIT_FILE) could not be written") == 2
+    assert str(tmp_path) not in err
+
+
+def test_a_required_line_is_written_like_any_other(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    JsonLinesAuditSink(str(path)).require(EVENT)
+    assert json.loads(path.read_text()) == EVENT

@@ -56,6 +56,7 @@ ADDITIONS = {
     "resolve",
     "wait_for_pipeline",
     "get_signature_public_key",
+    "analyze_pipeline_history",
 }
 # guard.md §1c (review of 2026-12-02) guards four tools the shared catalogue leaves unguarded: their
 # guards, by condition, and the confirm_token each then takes, after its own parameters.
@@ -74,8 +75,8 @@ SHARED_TOOLS = [t for t in WOODPECKER_TOOLS if t.name not in ADDITIONS]
 
 def test_counts_are_the_products_contract() -> None:
     tools = list(WOODPECKER_TOOLS)
-    assert len(tools) == 76 and len(SHARED_TOOLS) == 71
-    assert sum(t.kind == "read" for t in tools) == 39
+    assert len(tools) == 77 and len(SHARED_TOOLS) == 71
+    assert sum(t.kind == "read" for t in tools) == 40
     assert sum(t.kind == "write" for t in tools) == 37
     assert sum(t.guarded for t in tools) == 34
     assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 19

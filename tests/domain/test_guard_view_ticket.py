@@ -81,3 +81,11 @@ def test_how_an_approved_call_ended_is_read_from_its_result_never_guessed_in_its
     # Any other error may have come after the write reached Woodpecker: failed, never "not run".
     assert ended(outcomes.error_result("server_error", "Woodpecker answered 502.")) == "failed"
     assert ended(ToolResult(structured={"done": True}, text="x", is_error=True)) == "failed"
+
+
+def test_an_approved_call_whose_outcome_is_unknown_is_recorded_as_unsettled_never_failed() -> None:
+    # ADR 0080: the write may have reached the forge; the view says so rather than "an error".
+    unknown = ToolResult(structured={"outcome": "unknown"}, text="x", is_error=True, unknown="approved")
+    assert ended(unknown) == "unsettled"
+    assert decode(encode(DecidedTicket("unsettled"))) == DecidedTicket("unsettled")
+    assert "outcome is unknown" in outcomes.view_state("unsettled").text

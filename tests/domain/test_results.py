@@ -44,6 +44,7 @@ SHAPED_BY_SHAPE = [
         "resolve",
         "get_server_info",
         "wait_for_pipeline",
+        "analyze_pipeline_history",
     )
 ]
 

@@ -272,6 +272,9 @@ class KeptAudit:
     def record(self, event: Mapping[str, object]) -> None:
         self.events.append(dict(event))
 
+    def require(self, event: Mapping[str, object]) -> None:
+        self.record(event)
+
     @property
     def outcomes(self) -> list[object]:
         return [e["outcome"] for e in self.events]

@@ -70,7 +70,7 @@ def test_sandbox_help_names_its_flags(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         main(["sandbox", "--help"])
     text = capsys.readouterr().out
-    for flag in ("--api-only", "--port", "--woodpecker-version", "--stdio"):
+    for flag in ("--api-only", "--port", "--woodpecker-version", "--history", "--stdio"):
         assert flag in text
 
 
@@ -326,3 +326,20 @@ async def test_sandbox_stdio_serves_the_simulated_woodpecker_to_a_client_that_st
     assert not result.is_error
     assert result.structured_content is not None and "ada" in json.dumps(result.structured_content)
     assert "Simulated Woodpecker" in errlog.read_text()
+
+
+async def test_sandbox_with_a_history_answers_the_history_tool_over_stdio(tmp_path: Path) -> None:
+    params = StdioServerParameters(command=script(), args=["sandbox", "--stdio", "--history", "30"])
+    errlog = tmp_path / "stderr.txt"
+    with errlog.open("w") as err:
+        with anyio.fail_after(60):
+            async with Client(stdio_client(params, errlog=err), mode="legacy") as client:
+                result = await client.call_tool("analyze_pipeline_history", {"repo_id": 6, "limit": 30})
+    assert not result.is_error, result.content
+    found = result.structured_content or {}
+    assert found["read"]["pipelines"] == 30 and found["flaky"] and found["red_since"]
+
+
+def test_a_sandbox_history_too_short_to_hold_its_facts_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sandbox", "--history", "2"]) == 2
+    assert "--history takes at least" in capsys.readouterr().err

@@ -18,6 +18,7 @@ from entrypoints.settings import (
     read_http_settings,
     read_settings,
 )
+from entrypoints.settings.http import auto_connections, open_file_limit
 from ports.woodpecker import Credential
 from tests.fixtures.gateway import private_ca
 
@@ -339,6 +340,12 @@ def test_command_line_host_and_port_win_over_the_environment() -> None:
         {"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_AUTH": "anonymous"},
         {"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_PORT": "80000"},
         {"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_MAX_BODY_BYTES": "lots"},
+        {"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_HEADER_TIMEOUT_SECONDS": "0"},
+        {"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_HEADER_TIMEOUT_SECONDS": "61"},
+        {"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_HEADER_TIMEOUT_SECONDS": "2.5"},
+        {"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_MAX_CONNECTIONS": "0"},
+        {"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_MAX_CONNECTIONS": "many"},
+        {"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_MAX_CONNECTIONS": str(10**9)},
     ],
 )
 def test_http_refuses_a_missing_weak_or_malformed_setting_in_one_line(environ: dict[str, str]) -> None:
@@ -347,6 +354,30 @@ def test_http_refuses_a_missing_weak_or_malformed_setting_in_one_line(environ: d
     assert len(caught.value.lines) == 1
     assert "WOODPECKER_MCP_" in caught.value.lines[0]
     assert CANARY not in caught.value.lines[0]
+
+
+def test_the_connection_limits_default_to_30_seconds_and_room_below_the_open_file_limit() -> None:
+    http = read_http_settings({"WOODPECKER_MCP_BEARER": BEARER})
+    open_files = open_file_limit()
+    assert http.header_timeout_seconds == 30
+    assert http.max_connections == auto_connections(open_files)
+    assert 1 <= http.max_connections <= open_files - 64
+
+
+@pytest.mark.parametrize(
+    ("open_files", "cap"), [(1024, 768), (256, 192), (100, 36), (4096, 3072), (1 << 20, 4096), (50, 1)]
+)
+def test_the_automatic_cap_leaves_a_quarter_of_the_descriptors_and_at_least_64(
+    open_files: int, cap: int
+) -> None:
+    assert auto_connections(open_files) == cap
+
+
+def test_a_cap_above_what_the_open_file_limit_leaves_names_the_limit_and_the_fix() -> None:
+    with pytest.raises(StartupError) as caught:
+        read_http_settings({"WOODPECKER_MCP_BEARER": BEARER, "WOODPECKER_MCP_MAX_CONNECTIONS": str(10**9)})
+    assert f"open-file limit ({open_file_limit()})" in caught.value.lines[0]
+    assert "ulimit -n" in caught.value.lines[0]
 
 
 def test_the_shared_bearer_must_not_be_the_woodpecker_token() -> None:

@@ -244,6 +244,7 @@ def _read_arguments(real: Real, seeded: Seeded) -> dict[str, dict[str, Any]]:
         "get_pipeline_failure_summary": run,
         "resolve": {"reference": f"{real.url}/repos/{app}/pipeline/{failed}/{step_id}"},
         "wait_for_pipeline": {**run, "timeout_seconds": 5},
+        "analyze_pipeline_history": repo,
         "get_step_logs": {**run, "step_id": step_id},
         "search_step_logs": {**run, "step_id": step_id, "pattern": "FAIL|fail"},
         "list_secrets": at_repo,
@@ -289,3 +290,49 @@ async def test_every_read_tool_answers_from_a_real_woodpecker(real: tuple[Real, 
     finally:
         await gateway.aclose()
     assert failed == {}
+
+
+def _flaky_config(marker: str) -> str:
+    """A step that fails on its first run of a commit and passes on the next: the local backend runs it on
+    this machine, where the marker file the first run leaves outlives the run."""
+    return (
+        "skip_clone: true\nsteps:\n  - name: test\n    image: sh\n    commands:\n"
+        f'      - \'if [ -e "{marker}-$CI_COMMIT_SHA" ]; then echo passed; else touch "{marker}-$CI_COMMIT_SHA"; '
+        'echo "FAIL: flaky"; exit 1; fi\'\n'
+    )
+
+
+async def test_a_restarted_flaky_step_and_a_red_branch_are_found_on_a_real_woodpecker(
+    real: tuple[Real, Seeded], tmp_path: Any
+) -> None:
+    from mcp import Client
+
+    from tests.fixtures.mcp import harness_for
+
+    started, seeded = real
+    app = seeded.repos["app"]["id"]
+    forge_app = next(r for r in started.forge.repos.values() if r.name == "app")
+    started.forge.commit(
+        forge_app, "wobbly-branch", {".woodpecker/build.yaml": _flaky_config(str(tmp_path / "ran"))}
+    )
+    with started.client(ADMIN) as admin:
+        failed = int(
+            admin.post(f"/api/repos/{app}/pipelines", json={"branch": "wobbly-branch"}).json()["number"]
+        )
+        assert wait_pipeline(started, app, failed)["status"] == "failure"
+        passed = int(admin.post(f"/api/repos/{app}/pipelines/{failed}").json()["number"])
+        assert wait_pipeline(started, app, passed)["status"] == "success"
+    async with harness_for(started.url, started.tokens[ADMIN]) as harness:
+        async with Client(harness.server, mode="legacy") as client:
+            result = await client.call_tool("analyze_pipeline_history", {"repo_id": app, "limit": 100})
+    assert not result.is_error, result.content
+    found = result.structured_content or {}
+    assert [(f["failed_pipeline"], f["passed_pipeline"], f["via"]) for f in found["flaky"]] == [
+        (failed, passed, "restart")
+    ]
+    red = {r["branch"]: r for r in found["red_since"]}
+    # The seeded failure on `broken` is that branch's only pipeline; `wobbly-branch` is green again.
+    assert red["broken"]["since"] == seeded.pipelines["failure"] and "wobbly-branch" not in red
+    assert found["read"]["stopped_early"] is False
+    headline = result.content[0].text.splitlines()[1]
+    assert "wobbly" not in headline and "broken" not in headline and f"#{failed} then #{passed}" in headline

@@ -81,3 +81,42 @@ def test_tokens_are_random_per_start() -> None:
     first, second = new_tokens(), new_tokens()
     assert first.keys() == second.keys()
     assert all(first[k] != second[k] and len(first[k]) == 64 for k in first)
+
+
+@pytest.mark.slow
+def test_history_seeds_that_many_pipelines_in_the_bench_repository_and_a_reset_keeps_them() -> None:
+    from sandbox.seed import BENCH_REPO_ID
+
+    with _serve("--api-only", "--history", "60") as process:
+        assert process.stdout is not None
+        try:
+            info = json.loads(process.stdout.readline())
+            auth = {"Authorization": f"Bearer {info['tokens'][info['admin_login']]}"}
+            listed = httpx.get(
+                f"{info['url']}/api/repos/{BENCH_REPO_ID}/pipelines",
+                params={"perPage": 50},
+                headers=auth,
+                timeout=10,
+            ).json()
+            assert len(listed) == 50 and listed[0]["number"] == 4 + 60  # after the bench repository's four
+            restarts = [p for p in listed if p["parent"]]
+            assert restarts and all(p["status"] == "success" for p in restarts)
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def test_a_history_too_short_to_hold_its_facts_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--api-only", "--history", "2"]) == 2
+    assert "--history takes at least" in capsys.readouterr().err
+
+
+def test_a_reset_seeds_the_history_again() -> None:
+    from sandbox.app import SandboxState
+    from sandbox.seed import BENCH_REPO_ID
+
+    state = SandboxState(
+        version="3.17", tokens={"ada": "a" * 64, "bob": "b" * 64, "eve": "e" * 64}, history=20
+    )
+    state.reset()
+    assert len(state.world.repo_pipelines(BENCH_REPO_ID)) == 4 + 20

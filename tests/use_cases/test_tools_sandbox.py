@@ -177,6 +177,16 @@ SUCCESS: list[tuple[str, str | None, dict[str, Any], Check]] = [
             and [step["name"] for step in s["failed_steps"]] == ["test"]
         ),
     ),
+    (
+        "analyze_pipeline_history",
+        "ada",
+        {"repo_id": 1},
+        lambda s: (
+            (s["read"]["listed"], s["read"]["pipelines"], s["read"]["stopped_early"]) == (13, 8, False)
+            and [(r["branch"], r["since"]) for r in s["red_since"]] == [("develop", 3)]
+            and next(x for x in s["steps"] if x["name"] == "test")["failures"] == 2
+        ),
+    ),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 2, "step_id": 10204}, lambda s: s["done"] is True),
     ("delete_pipeline_logs", "ada", {"repo_id": 1, "number": 2}, lambda s: s["done"] is True),
     # secrets
@@ -367,13 +377,13 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
         "trigger_pipeline",
         "ada",
         {"repo_id": 1, "branch": "no-such-branch"},
-        "server_error",
+        "outcome_unknown",  # a write answered 5xx may have reached Woodpecker (guard.md §7)
         "list_repository_branches",
     ),
     ("restart_pipeline", "ada", {"repo_id": 1, "number": 11}, "rejected", "400"),
     ("cancel_pipeline", "ada", {"repo_id": 1, "number": 1}, "rejected", "400"),
     ("approve_pipeline", "ada", {"repo_id": 1, "number": 1}, "rejected", "400"),
-    ("decline_pipeline", "ada", {"repo_id": 1, "number": 1}, "server_error", "get_pipeline"),
+    ("decline_pipeline", "ada", {"repo_id": 1, "number": 1}, "outcome_unknown", "get_pipeline"),
     ("delete_pipeline", "ada", {"repo_id": 1, "number": 13}, "rejected", "422"),
     ("get_step_logs", "ada", {"repo_id": 1, "number": 3, "step_id": 10204}, "not_found", "get_pipeline"),
     (
@@ -384,6 +394,7 @@ FAILURES: list[tuple[str, str | None, dict[str, Any], str, str]] = [
         "list_pipelines shows",
     ),
     ("wait_for_pipeline", "ada", {"repo_id": 1, "number": 999}, "not_found", "list_pipelines shows"),
+    ("analyze_pipeline_history", "ada", {"repo_id": 999}, "not_found", "list_repositories"),
     (
         "search_step_logs",
         "ada",
@@ -485,7 +496,12 @@ async def test_the_tool_fails_with_a_hint(
     assert result.is_error, result.text
     assert result.structured["error"]["kind"] == kind, result.text
     assert phrase in result.text
-    assert result.text.startswith(f"{tool} failed: ")
+    if kind == "outcome_unknown":
+        # Never "failed" (nor "try again"): the write may have been carried out.
+        assert result.text.startswith(f"{tool}: The outcome is unknown: ")
+        assert "try again" not in result.text
+    else:
+        assert result.text.startswith(f"{tool} failed: ")
 
 
 async def test_a_list_of_one_says_one_of_a_thing(call: Call) -> None:

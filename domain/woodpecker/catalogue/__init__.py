@@ -17,6 +17,7 @@ from domain.woodpecker.catalogue import (
     agents,
     crons,
     forges,
+    history,
     logs,
     organizations,
     pipelines,
@@ -31,6 +32,7 @@ from domain.woodpecker.catalogue import (
 RESOURCES: tuple[ModuleType, ...] = (
     repositories,
     pipelines,
+    history,
     logs,
     secrets,
     registries,

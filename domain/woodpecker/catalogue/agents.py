@@ -32,6 +32,7 @@ from domain.woodpecker.catalogue.common import (
     write_tool,
 )
 from domain.woodpecker.plans import Answers, Args, Call, Calls, FindInPages
+from domain.woodpecker.read_back import gone
 from domain.woodpecker.requests import Request, record, segment
 
 _AGENT_ID = id_param("agent_id", "From list_agents.")
@@ -345,6 +346,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "delete_agent",
+        settled=gone("agent"),
         group="agents",
         annotations=WRITE_DESTRUCTIVE,
         admin="instance_scope",

@@ -8,6 +8,7 @@ from domain.tools import Annotations, Arg, BodyField, Endpoint, GuardRule, Is, P
 from domain.woodpecker.answers import Answer
 from domain.woodpecker.asking import Builder
 from domain.woodpecker.plans import Plan
+from domain.woodpecker.read_back import ReadBack
 from domain.woodpecker.rules import HELD_EVENTS
 from domain.woodpecker.tool import CurrentReads, Hint, WoodpeckerTool
 
@@ -214,6 +215,7 @@ def write_tool(
     unsupported: tuple[str, str] | None = None,
     current: CurrentReads | None = None,
     plan: Plan | None = None,
+    settled: ReadBack | None = None,
 ) -> WoodpeckerTool:
     """A write tool, with its annotations and, when it asks a person, its guard rule, question and why."""
     return WoodpeckerTool(
@@ -239,6 +241,7 @@ def write_tool(
         unsupported=unsupported,
         current=current,
         plan=plan,
+        settled=settled,
     )
 
 

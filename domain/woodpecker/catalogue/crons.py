@@ -25,6 +25,7 @@ from domain.woodpecker.catalogue.pipelines import (
     STARTS_CONDITION,
     branch_sources,
 )
+from domain.woodpecker.read_back import gone
 
 _CRON_ID = id_param("cron_id", "From list_crons.")
 
@@ -282,6 +283,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "delete_cron",
+        settled=gone("cron"),
         group="crons",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "cron_id"),

@@ -19,6 +19,7 @@ from domain.woodpecker.catalogue.common import (
     write_tool,
 )
 from domain.woodpecker.plans import Answers, Args, Call, Calls
+from domain.woodpecker.read_back import gone
 from domain.woodpecker.requests import Request, record, segment
 
 _URL_RULES: Mapping[str, Any] = {"maxLength": 500, "format": "uri", "pattern": "^https?://"}
@@ -277,6 +278,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "delete_forge",
+        settled=gone("forge"),
         group="forges",
         annotations=WRITE_DESTRUCTIVE,
         admin="always",

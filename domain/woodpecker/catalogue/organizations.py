@@ -13,6 +13,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.read_back import gone
 
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
@@ -78,6 +79,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "delete_organization",
+        settled=gone("organization"),
         group="organizations",
         annotations=WRITE_DESTRUCTIVE,
         admin="always",

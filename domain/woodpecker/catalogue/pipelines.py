@@ -26,6 +26,7 @@ from domain.woodpecker.catalogue.common import (
     write_tool,
 )
 from domain.woodpecker.plans import FailureSummary, Resolve, WaitForPipeline
+from domain.woodpecker.read_back import APPROVED, gone
 from domain.woodpecker.reads import Probe
 from domain.woodpecker.requests import Request, pipeline, segment
 from domain.woodpecker.waiting import DEFAULT_WINDOW, MAX_WINDOW
@@ -448,7 +449,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         hints={
             "server_error": (
-                "No pipeline was started. An unknown branch answers 500 on Woodpecker 3.17: check the branch "
+                "An unknown branch answers 500 on Woodpecker 3.17 without starting a pipeline: check the branch "
                 "with list_repository_branches."
             ),
             "unavailable": MAY_HAVE_STARTED,
@@ -605,6 +606,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "approve_pipeline",
+        settled=APPROVED,
         group="pipelines",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "number"),
@@ -659,6 +661,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "delete_pipeline",
+        settled=gone("pipeline"),
         group="pipelines",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "number"),

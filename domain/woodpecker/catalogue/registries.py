@@ -17,6 +17,7 @@ from domain.woodpecker.catalogue.common import (
     write_tool,
 )
 from domain.woodpecker.plans import Call, Calls
+from domain.woodpecker.read_back import gone
 from domain.woodpecker.requests import Request, scoped
 
 _REGISTRY_ADDRESS = Param(
@@ -221,6 +222,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "delete_registry",
+        settled=gone("registry"),
         group="registries",
         annotations=WRITE_DESTRUCTIVE,
         admin="instance_scope",

@@ -24,6 +24,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.read_back import MOVED, REPOSITORY_GONE
 from domain.woodpecker.reads import Probe
 from domain.woodpecker.requests import Request, lookup_repository, segment
 from domain.woodpecker.results.errors import failed_repos
@@ -571,6 +572,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "move_repository",
+        settled=MOVED,
         group="repositories",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "to"),
@@ -647,6 +649,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "delete_repository",
+        settled=REPOSITORY_GONE,
         group="repositories",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id"),

@@ -20,6 +20,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.read_back import gone
 from domain.woodpecker.reads import Probe
 from domain.woodpecker.requests import Request, scoped, segment
 
@@ -392,6 +393,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "delete_secret",
+        settled=gone("secret"),
         group="secrets",
         annotations=WRITE_DESTRUCTIVE,
         admin="instance_scope",

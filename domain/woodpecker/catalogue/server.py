@@ -12,6 +12,7 @@ from domain.woodpecker.catalogue.common import (
     write_tool,
 )
 from domain.woodpecker.plans import ServerInfo
+from domain.woodpecker.read_back import PAUSED
 
 # Documented additions to the shared catalogue (read-only, never guarded): see catalogue/__init__.py.
 ADDED: tuple[str, ...] = ("get_signature_public_key",)
@@ -62,6 +63,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "pause_queue",
+        settled=PAUSED,
         group="server",
         annotations=WRITE_IDEMPOTENT,
         admin="always",

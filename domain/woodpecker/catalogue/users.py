@@ -19,6 +19,7 @@ from domain.woodpecker.catalogue.common import (
     write_tool,
 )
 from domain.woodpecker.plans import Answers, Args, Call, Calls
+from domain.woodpecker.read_back import gone
 from domain.woodpecker.requests import Request, record, segment
 
 _USER_FORGE_ID = id_param(
@@ -374,6 +375,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     write_tool(
         "delete_user",
+        settled=gone("user"),
         group="users",
         annotations=WRITE_DESTRUCTIVE,
         admin="always",

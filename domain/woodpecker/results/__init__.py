@@ -31,6 +31,7 @@ from domain.woodpecker.results.failures import (
     not_read_in_time,
     shape_failure_summary,
 )
+from domain.woodpecker.results.history import Reading, shape_history
 from domain.woodpecker.results.logs import LINE_CAP, shape_logs, shape_search
 from domain.woodpecker.results.redaction import AGENT_TOKEN_MARKER, REDACTED, redact, target
 from domain.woodpecker.results.render import TEXT_MODES, Summarised, TextMode, fit, is_untrusted, render
@@ -38,9 +39,11 @@ from domain.woodpecker.results.resolved import Resolved, shape_resolved
 from domain.woodpecker.results.schema import output_schema
 from domain.woodpecker.results.shaping import NEW_AGENT_NOTE, health_failed, shape, shape_server_info
 from domain.woodpecker.results.text import log_text, strip_terminal
+from domain.woodpecker.results.unknown import unknown_outcome
 from domain.woodpecker.results.waiting import shape_wait
 
 __all__ = [
+    "unknown_outcome",
     "no_such_organization",
     "MAY_HAVE_HAPPENED",
     "ERROR_LINES",
@@ -90,6 +93,8 @@ __all__ = [
     "shape_server_info",
     "health_failed",
     "shape_wait",
+    "shape_history",
+    "Reading",
     "size",
     "strip_terminal",
     "target",

@@ -93,6 +93,12 @@ def _specific_hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, detail: s
     return hint(args, detail) if callable(hint) else hint
 
 
+def tool_hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, detail: str | None) -> str | None:
+    """What the tool's own declaration adds for a failure of this kind (none of the generic hints)."""
+    hint = woodpecker(tool).hints.get(kind)
+    return hint(args, detail) if callable(hint) else hint
+
+
 def _hint(tool: ToolSpec, args: Mapping[str, Any], kind: str, fault: Fault | None) -> tuple[str, Step | None]:
     """What to do next after a failure of this kind, and which next step that is."""
     if isinstance(fault, NoSuchStep):

@@ -8,7 +8,18 @@ single-type dialect (the OpenAPI subset behind Gemini's function declarations) r
 from typing import Any
 
 from domain.tools import ToolSpec
-from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, LogLines, LogMatches, One, Value, Waited
+from domain.woodpecker.answers import (
+    Analysed,
+    Done,
+    FailedSteps,
+    Ids,
+    Listed,
+    LogLines,
+    LogMatches,
+    One,
+    Value,
+    Waited,
+)
 from domain.woodpecker.tool import woodpecker
 
 _OPEN_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
@@ -59,6 +70,8 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
         props.update(_RESOLVE_PROPERTIES)
     elif isinstance(answer, Waited):
         props.update(_WAIT_PROPERTIES)
+    elif isinstance(answer, Analysed):
+        props.update(_HISTORY_PROPERTIES)
     props["note"] = {"type": "string"}
     if tool.untrusted_output:
         props["untrusted"] = {"type": "boolean", "const": True}
@@ -194,4 +207,116 @@ _WAIT_PROPERTIES: dict[str, Any] = {
         "items": {"type": "object", "properties": dict(_FAILED_STEP)},
     },
     "next": {"type": "string", "description": "The call to make next."},
+}
+
+# A step of the history, by its workflow and name (both pushed text: data, never prose).
+_STEP_NAMED: dict[str, Any] = {"workflow": {"type": "string"}, "name": {"type": "string"}}
+_HALF: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "runs": {"type": "integer"},
+        "failures": {"type": "integer"},
+        "median_seconds": {"type": "integer"},
+    },
+}
+_NUMBERS: dict[str, Any] = {"type": "array", "items": {"type": "integer"}}
+_HISTORY_PROPERTIES: dict[str, Any] = {
+    "read": {
+        "type": "object",
+        "description": "How much was read: pipelines listed and read with their steps, requests sent, "
+        "and whether the call stopped before it had read all it was asked for.",
+        "properties": {
+            "limit": {"type": "integer"},
+            "listed": {"type": "integer", "description": "List entries read."},
+            "pipelines": {"type": "integer", "description": "Pipelines read with their steps."},
+            "requests": {"type": "integer"},
+            "stopped_early": {"type": "boolean"},
+            "stopped_because": {"type": "string"},
+            "oldest": {"type": "integer", "description": "The oldest pipeline number read."},
+            "newest": {"type": "integer"},
+            "unread": {"type": "integer", "description": "Listed pipelines whose steps could not be read."},
+        },
+    },
+    "steps": {
+        "type": "array",
+        "description": "Per step (workflow and name), most failures first.",
+        "items": {
+            "type": "object",
+            "properties": {
+                **_STEP_NAMED,
+                "pid": {
+                    "type": "integer",
+                    "description": "The step's pid in the newest pipeline that ran it.",
+                },
+                "runs": {"type": "integer"},
+                "failures": {"type": "integer"},
+                "failure_rate": {"type": "number"},
+                "flaky": {
+                    "type": "integer",
+                    "description": "Failed runs a later run of the same commit passed.",
+                },
+                "median_seconds": {"type": "integer"},
+                "p90_seconds": {"type": "integer"},
+                "trend": {"type": "string", "enum": ["worse", "better", "steady"]},
+                "older_half": _HALF,
+                "newer_half": _HALF,
+            },
+        },
+    },
+    "flaky": {
+        "type": "array",
+        "description": "A step's failed run and the later run of the same commit that passed.",
+        "items": {
+            "type": "object",
+            "properties": {
+                **_STEP_NAMED,
+                "commit": {"type": "string"},
+                "failed_pipeline": {"type": "integer"},
+                "passed_pipeline": {"type": "integer"},
+                "via": {"type": "string", "enum": ["restart", "new pipeline"]},
+            },
+        },
+    },
+    "red_since": {
+        "type": "array",
+        "description": "Each branch whose newest finished pipeline failed.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "branch": {"type": "string"},
+                "since": {
+                    "type": "integer",
+                    "description": "The first failing pipeline after the last success.",
+                },
+                "last_success": {"type": "integer"},
+                "last_success_commit": {
+                    "type": "string",
+                    "description": "The last success's commit: compare it with commits to see what changed.",
+                },
+                "failing_pipelines": _NUMBERS,
+                "commits": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "The failing pipelines' commit SHAs, oldest first.",
+                },
+            },
+        },
+    },
+    "fail_together": {
+        "type": "array",
+        "description": "Pairs of steps that failed in the same pipeline at least twice.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "steps": {"type": "array", "items": {"type": "object", "properties": dict(_STEP_NAMED)}},
+                "count": {"type": "integer"},
+                "pipelines": _NUMBERS,
+            },
+        },
+    },
+    "dropped": {
+        "type": "object",
+        "additionalProperties": True,
+        "description": "Entries left out of each list to stay under the size budget.",
+    },
 }

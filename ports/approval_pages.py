@@ -1,0 +1,49 @@
+"""Putting a question on a page the server shows the person itself, in a browser on this machine (stdio).
+
+A page is keyed by the call it asks about (its keyed fingerprint and the reasons it asks), so that a
+retry of the same call waits on the same page, and another call never collects its answer.
+"""
+
+from typing import Literal, Protocol
+
+from domain.guard.approval_page import Collected
+from ports.progress import Progress
+
+Shown = Literal["shown", "refused", "unavailable"]
+
+
+class PageOpener(Protocol):
+    """Another way to bring the page before the person than the server's own browser: URL-mode
+    elicitation, where the client shows the link to the person (never to the model)."""
+
+    async def open(self, url: str, message: str) -> Literal["opened", "refused", "unavailable"]:
+        """Offer `url`; `opened`: the person agreed to open it (only that: the page decides);
+        `refused`: they would not; `unavailable`: the client could not be asked."""
+        ...
+
+    async def done(self) -> None:
+        """The page has been answered (URL mode's `notifications/elicitation/complete`). Never raises."""
+        ...
+
+
+class ApprovalPages(Protocol):
+    # How long one call waits for the page's decision (WOODPECKER_MCP_APPROVAL_WAIT_SECONDS): under
+    # the 60 s after which clients commonly give up.
+    window_seconds: float
+
+    async def available(self) -> bool:
+        """Whether a browser can be opened at all (a graphical one, or the program `$BROWSER` names)."""
+        ...
+
+    async def show(self, key: str, question: str, ttl_seconds: int, via: PageOpener | None = None) -> Shown:
+        """Put `question` on a page for `key` in front of the person: the page already open for `key`
+        (no second tab), or a new one, opened in the browser or offered `via` the client. `unavailable`:
+        no browser could be opened (or the client could not be asked); `refused`: the person would not
+        open it."""
+        ...
+
+    async def wait(self, key: str, window_seconds: float, progress: Progress | None) -> Collected:
+        """Wait up to `window_seconds` for the page of `key` to be decided. A decision is collected
+        exactly once; `pending` when none came in the window (the page stays open), `expired` when
+        the page's life ended unanswered."""
+        ...
