@@ -1,6 +1,6 @@
-"""The page is opened by a child that cannot touch the JSON-RPC pipe; a console browser is no browser."""
+"""The approval page's opener child cannot touch the JSON-RPC pipe, and a console browser is no browser
+(guard.md §4b): `$BROWSER` is a program that records what it was given and where its stdio go."""
 
-import asyncio
 import os
 import stat
 import sys
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.browser_opener import open_in_browser
+from adapters.approval_page import _run_opener
 
-URL = "http://127.0.0.1:1/approve/secret-part"
+URL = "http://127.0.0.1:1/approve/the-secret-part"
 
 
 def _program(path: Path, body: str) -> Path:
@@ -24,39 +24,30 @@ def _recorder(tmp_path: Path, name: str = "recorder") -> tuple[Path, Path]:
     program = _program(
         tmp_path / name,
         "import os, sys\n"
+        "out = os.fstat(1)\n"
         f"with open({str(log)!r}, 'a') as f:\n"
-        "    same = os.path.samestat(os.fstat(1), os.fstat(2))\n"
-        "    f.write(repr((sys.argv[1], sys.stdin.read(), same)) + '\\n')\n"
+        "    f.write(repr((sys.argv[1], sys.stdin.read(), out.st_dev, out.st_ino)) + '\\n')\n"
         "print('noise a browser prints')\n",
     )
     return program, log
 
 
-def test_browser_gets_the_url_with_no_stdin_and_stdout_on_stderr(
+def test_the_browser_gets_the_url_with_no_stdin_and_its_stdout_on_stderr(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     program, log = _recorder(tmp_path)
     monkeypatch.setenv("BROWSER", str(program))
-    assert asyncio.run(open_in_browser(URL)) is True
-    assert log.read_text().splitlines() == [repr((URL, "", True))]
+    assert _run_opener(URL) is True
+    err = os.fstat(sys.stderr.fileno())
+    assert log.read_text().splitlines() == [repr((URL, "", err.st_dev, err.st_ino))]
 
 
-def test_a_console_browser_or_a_failing_one_is_no_browser(
+def test_a_console_browser_or_one_that_fails_is_no_browser(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     program, log = _recorder(tmp_path, "lynx")
     monkeypatch.setenv("BROWSER", str(program))
-    assert asyncio.run(open_in_browser(URL)) is False
+    assert _run_opener(URL) is False
     assert not log.exists()
-    failing = _program(tmp_path / "broken", "import sys\nsys.exit(1)\n")
-    monkeypatch.setenv("BROWSER", str(failing))
-    assert asyncio.run(open_in_browser(URL)) is False
-
-
-def test_the_url_is_not_left_in_the_servers_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    program, _ = _recorder(tmp_path)
-    monkeypatch.setenv("BROWSER", str(program))
-    asyncio.run(open_in_browser(URL))
-    assert all(URL not in value for value in os.environ.values())
+    monkeypatch.setenv("BROWSER", str(_program(tmp_path / "broken", "import sys\nsys.exit(1)\n")))
+    assert _run_opener(URL) is False
