@@ -9,6 +9,8 @@ from typing import Literal
 from domain.guard.fingerprint import short
 
 Path = Literal["dialog", "token", "sealed", "app", "page"]
+# On the `page` path: the server opened the page in the browser, or the client offered its link.
+Reached = Literal["browser", "url_elicitation"]
 # Every `asked` is closed by one of: approved, declined (the person said no), cancelled (the person
 # dismissed the dialog), no_answer (an error, a time-out or something that is no answer came back),
 # abandoned (the call ended while the question was open: the client cancelled it, timed out on its
@@ -81,6 +83,7 @@ def audit_event(
     principal: str | None,
     policy: str | None = None,
     read_back: str | None = None,
+    reached: Reached | None = None,
 ) -> dict[str, object]:
     """The record: ISO-8601 UTC time, tool, target ids, short fingerprint, path, outcome, principal.
 
@@ -104,6 +107,9 @@ def audit_event(
     }
     if policy is not None:
         event["policy"] = policy
+    if reached is not None:
+        # The `page` path: how the page came before the person (ADR 0063, 0064).
+        event["reached"] = reached
     if read_back is not None:
         event["read_back"] = read_back if _PLAIN_VALUE.fullmatch(read_back) else "unreadable"
     return event

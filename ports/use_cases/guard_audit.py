@@ -58,5 +58,12 @@ class GuardAudit:
                 principal=ctx.principal,
                 policy=rule,
                 read_back=read_back,
+                reached=(
+                    None
+                    if ctx.channel != "page"
+                    else "url_elicitation"
+                    if ctx.page_opener is not None
+                    else "browser"
+                ),
             )
         )

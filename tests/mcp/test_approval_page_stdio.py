@@ -114,10 +114,10 @@ async def test_approve_on_the_page_runs_the_call_once_in_the_same_call(
     for seen in (everything_the_client_saw(result), errlog.read_text(), audit.read_text()):
         assert secret not in seen and "/approve/" not in seen
     lines = [json.loads(line) for line in audit.read_text().splitlines()]
-    assert [(line["path"], line["outcome"]) for line in lines] == [
-        ("page", "asked"),
-        ("page", "approved"),
-        ("page", "executed"),
+    assert [(line["path"], line.get("reached"), line["outcome"]) for line in lines] == [
+        ("page", "browser", "asked"),
+        ("page", "browser", "approved"),
+        ("page", "browser", "executed"),
     ]
 
 
