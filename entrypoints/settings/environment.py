@@ -8,7 +8,7 @@ the variable, the problem and the fix.
 """
 
 import difflib
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 
 from pydantic import ValidationError
 
@@ -83,9 +83,9 @@ RESTRICTING = frozenset(
 )
 
 
-def _near_misses_of_restrictions(environ: Mapping[str, str]) -> list[str]:
-    """One line per variable that is a near miss of one that restricts the server: it stops it."""
-    lines = []
+def _strangers(environ: Mapping[str, str]) -> Iterator[tuple[str, bool, str | None]]:
+    """Each WOODPECKER_* variable this server does not read: its name, whether it has our prefix,
+    and the known name it is a near miss of, if any."""
     for name in sorted(environ):
         if name in KNOWN_VARIABLES or not name.startswith("WOODPECKER_"):
             continue
@@ -93,33 +93,31 @@ def _near_misses_of_restrictions(environ: Mapping[str, str]) -> list[str]:
         meant = difflib.get_close_matches(
             name, sorted(KNOWN_VARIABLES) if ours else _UNPREFIXED, 1, _NEAR_MISS
         )
-        if meant and meant[0] in RESTRICTING:
-            lines.append(
-                line(
-                    f"{name} is not a variable this server reads; did you mean {meant[0]}? It would restrict "
-                    f"this server, so it does not start without it: rename it to {meant[0]}, or unset it"
-                )
-            )
-    return lines
+        yield name, ours, meant[0] if meant else None
+
+
+def _near_misses_of_restrictions(environ: Mapping[str, str]) -> list[str]:
+    """One line per variable that is a near miss of one that restricts the server: it stops it."""
+    return [
+        line(
+            f"{name} is not a variable this server reads; did you mean {meant}? It would restrict "
+            f"this server, so it does not start without it: rename it to {meant}, or unset it"
+        )
+        for name, _ours, meant in _strangers(environ)
+        if meant in RESTRICTING
+    ]
 
 
 def _unknown_variables(environ: Mapping[str, str]) -> list[str]:
     # A typo in an optional variable would otherwise be silently ignored.
-    warnings = []
-    for name in sorted(environ):
-        if name in KNOWN_VARIABLES or not name.startswith("WOODPECKER_"):
-            continue
-        ours = name.startswith("WOODPECKER_MCP_")
-        meant = difflib.get_close_matches(
-            name, sorted(KNOWN_VARIABLES) if ours else _UNPREFIXED, 1, _NEAR_MISS
+    return [
+        line(
+            f"{name} is not a variable this server reads (see --help); it is ignored"
+            + (f"; did you mean {meant}?" if meant else "")
         )
-        if not ours and not meant:
-            continue
-        guess = f"; did you mean {meant[0]}?" if meant else ""
-        warnings.append(
-            line(f"{name} is not a variable this server reads (see --help); it is ignored{guess}")
-        )
-    return warnings
+        for name, ours, meant in _strangers(environ)
+        if ours or meant
+    ]
 
 
 def _error_lines(error: ValidationError) -> list[str]:

@@ -84,6 +84,24 @@ def deletes(sandbox: Sandbox) -> list[Any]:
     return [r for r in sandbox.state_changing_requests() if r.method == "DELETE"]
 
 
+async def call_and_answer(
+    client: Client, record: Path, sandbox: Sandbox, decision: str
+) -> tuple[types.CallToolResult, str, str, list[Any]]:
+    """Call delete_secret, answer its page with `decision` while the call waits; the call's result,
+    the page's URL, the outcome the page showed, and the deletes Woodpecker had seen before the post."""
+    async with anyio.create_task_group() as group:
+        done: list[types.CallToolResult] = []
+
+        async def call() -> None:
+            done.append(await client.call_tool("delete_secret", dict(DELETE_SECRET)))
+
+        group.start_soon(call)
+        url = await opened_url(record)
+        before = list(deletes(sandbox))
+        shown = await answer(url, decision)
+    return done[0], url, shown, before
+
+
 def everything_the_client_saw(*results: types.CallToolResult) -> str:
     return json.dumps([r.model_dump(mode="json", by_alias=True) for r in results])
 
@@ -93,18 +111,8 @@ async def test_approve_on_the_page_runs_the_call_once_in_the_same_call(
 ) -> None:
     async with page_server(sandbox, tmp_path) as (client, record, audit, errlog):
         with anyio.fail_after(60):
-            async with anyio.create_task_group() as group:
-                done: list[types.CallToolResult] = []
-
-                async def call() -> None:
-                    done.append(await client.call_tool("delete_secret", dict(DELETE_SECRET)))
-
-                group.start_soon(call)
-                url = await opened_url(record)
-                before = list(deletes(sandbox))
-                shown = await answer(url, "approve")
+            result, url, shown, before = await call_and_answer(client, record, sandbox, "approve")
             again = await answer(url, "approve")
-    (result,) = done
     assert before == []
     assert shown == "approved" and again == "approved"
     assert not result.is_error, result.content
@@ -126,17 +134,8 @@ async def test_decline_runs_nothing_and_a_second_post_changes_nothing(
 ) -> None:
     async with page_server(sandbox, tmp_path) as (client, record, _audit, _errlog):
         with anyio.fail_after(60):
-            async with anyio.create_task_group() as group:
-                done: list[types.CallToolResult] = []
-
-                async def call() -> None:
-                    done.append(await client.call_tool("delete_secret", dict(DELETE_SECRET)))
-
-                group.start_soon(call)
-                url = await opened_url(record)
-                shown = await answer(url, "decline")
+            result, url, shown, _before = await call_and_answer(client, record, sandbox, "decline")
             later = await answer(url, "approve")
-    (result,) = done
     assert shown == "declined" and later == "declined"
     assert result.structured_content is not None and result.structured_content["outcome"] == "declined"
     assert deletes(sandbox) == []
