@@ -45,3 +45,13 @@ def test_a_tampered_archive_is_refused(tmp_path: Path) -> None:
 def test_bad_version_is_named() -> None:
     with pytest.raises(BinaryError, match="X.Y.Z"):
         normalise("latest")
+
+
+def test_harness_falls_back_to_the_shared_archives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.real.harness import BIN_DIR_ENV, bin_dir
+
+    monkeypatch.delenv(BIN_DIR_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "README.md").write_text(_archive(tmp_path, "3.17.0", b"new"))
+    folder = bin_dir(tmp_path)
+    assert folder is not None and (folder / "agent").read_bytes() == b"new"
