@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
+from tests.real.binaries import BinaryError, unpacked
 from tests.real.forge_fake import Forge, ForgeRepo, ForgeServer, wait_for
 
 BIN_DIR_ENV = "WOODPECKER_MCP_REAL_BIN_DIR"
@@ -34,10 +35,19 @@ ORG = "acme"
 SECRET = "real-woodpecker-shared-secret"
 
 
-def bin_dir() -> Path | None:
+SHARED_BIN = Path(__file__).resolve().parents[3] / "shared" / "woodpecker" / "bin"
+
+
+def bin_dir(shared: Path = SHARED_BIN) -> Path | None:
+    """WOODPECKER_MCP_REAL_BIN_DIR (one unpacked folder) if set, else the newest shared archive."""
     value = os.environ.get(BIN_DIR_ENV, "")
-    path = Path(value) if value else None
-    if path is None or not (path / "server").is_file() or not (path / "agent").is_file():
+    if not value:
+        try:
+            return unpacked(shared)[1]
+        except (BinaryError, OSError):
+            return None
+    path = Path(value)
+    if not (path / "server").is_file() or not (path / "agent").is_file():
         return None
     return path
 
