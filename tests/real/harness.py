@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from tests.real.binaries import BinaryError, unpacked
 from tests.real.forge_fake import Forge, ForgeRepo, ForgeServer, wait_for
 
 BIN_DIR_ENV = "WOODPECKER_MCP_REAL_BIN_DIR"
+VERSION_ENV = "WOODPECKER_MCP_REAL_VERSION"
 ADMIN = "root"
 USER = "alice"
 OUTSIDER = "mallory"
@@ -38,12 +39,13 @@ SECRET = "real-woodpecker-shared-secret"
 SHARED_BIN = Path(__file__).resolve().parents[3] / "shared" / "woodpecker" / "bin"
 
 
-def bin_dir(shared: Path = SHARED_BIN) -> Path | None:
-    """WOODPECKER_MCP_REAL_BIN_DIR (one unpacked folder) if set, else the newest shared archive."""
+def bin_dir(shared: Path = SHARED_BIN, version: str | None = None) -> Path | None:
+    """WOODPECKER_MCP_REAL_BIN_DIR (one unpacked folder) if set, else the shared archive of `version`
+    (default WOODPECKER_MCP_REAL_VERSION, else the newest present)."""
     value = os.environ.get(BIN_DIR_ENV, "")
     if not value:
         try:
-            return unpacked(shared)[1]
+            return unpacked(shared, version or os.environ.get(VERSION_ENV) or None)[1]
         except (BinaryError, OSError):
             return None
     path = Path(value)
@@ -66,6 +68,25 @@ class Real:
     tokens: dict[str, str]
     workdir: Path
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    version: str = ""
+    start_agent: Callable[[], None] = field(default=lambda: None, repr=False)
+
+    @property
+    def cancel_kills_agent(self) -> bool:
+        """3.11-3.13's local-backend agent panics when a running pipeline is cancelled, then exits
+        (upstream PR #6008, first in 3.14; ../shared/woodpecker/bin/README.md)."""
+        return bool(self.version) and version_key(self.version) < (3, 14, 0)
+
+    def revive_agent_after_cancel(self, timeout: float = 30.0) -> None:
+        """On a version whose agent dies on a cancel: wait (bounded) for it to exit, start a new one."""
+        if not self.cancel_kills_agent:
+            return
+        agent = self.procs[-1]
+        try:
+            agent.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return  # it survived this cancel (nothing was running): keep it
+        self.start_agent()
 
     def client(self, login: str | None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {self.tokens[login]}"} if login else {}
@@ -148,6 +169,19 @@ steps:
 """
 
 
+def server_version(binaries: Path) -> str:
+    """`X.Y.Z` as the server binary itself says (`woodpecker-server version 3.17.0`)."""
+    out = subprocess.run([str(binaries / "server"), "--version"], capture_output=True, text=True, timeout=30)
+    found = re.search(r"(\d+\.\d+\.\d+)", out.stdout + out.stderr)
+    if not found:
+        raise RuntimeError(f"{binaries / 'server'} --version printed no version: {out.stdout!r}")
+    return found.group(1)
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
 @contextlib.contextmanager
 def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
     workdir = Path(tempfile.mkdtemp(prefix="real-woodpecker-"))
@@ -156,7 +190,7 @@ def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
     http_port, grpc_port, health_port = _free_port(), _free_port(), _free_port()
     url = f"http://127.0.0.1:{http_port}"
     procs: list[subprocess.Popen[bytes]] = []
-    real = Real(url, forge_server.forge, forge_server.url, {}, workdir, procs)
+    real = Real(url, forge_server.forge, forge_server.url, {}, workdir, procs, server_version(binaries))
     server_env = _env(
         {
             "WOODPECKER_HOST": url,
@@ -176,6 +210,23 @@ def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
             "WOODPECKER_LOG_LEVEL": "info",
         }
     )
+    agent_env = _env(
+        {
+            "WOODPECKER_SERVER": f"127.0.0.1:{grpc_port}",
+            "WOODPECKER_AGENT_SECRET": SECRET,
+            "WOODPECKER_BACKEND": "local",
+            "WOODPECKER_BACKEND_LOCAL_TEMP_DIR": str(workdir / "agent-tmp"),
+            "WOODPECKER_AGENT_CONFIG_FILE": str(workdir / "agent.conf"),
+            "WOODPECKER_HEALTHCHECK_ADDR": f"127.0.0.1:{health_port}",
+            "WOODPECKER_MAX_WORKFLOWS": "4",
+            "WOODPECKER_HOSTNAME": "real-agent",
+        }
+    )
+
+    def start_agent() -> None:
+        procs.append(_start(binaries / "agent", workdir, agent_env))
+
+    real.start_agent = start_agent
     try:
         procs.append(_start(binaries / "server", workdir, server_env))
 
@@ -189,26 +240,15 @@ def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
         for login in (ADMIN, USER, OUTSIDER):
             real.tokens[login] = _login(url, login)
         if agent:
-            agent_env = _env(
-                {
-                    "WOODPECKER_SERVER": f"127.0.0.1:{grpc_port}",
-                    "WOODPECKER_AGENT_SECRET": SECRET,
-                    "WOODPECKER_BACKEND": "local",
-                    "WOODPECKER_BACKEND_LOCAL_TEMP_DIR": str(workdir / "agent-tmp"),
-                    "WOODPECKER_AGENT_CONFIG_FILE": str(workdir / "agent.conf"),
-                    "WOODPECKER_HEALTHCHECK_ADDR": f"127.0.0.1:{health_port}",
-                    "WOODPECKER_MAX_WORKFLOWS": "4",
-                    "WOODPECKER_HOSTNAME": "real-agent",
-                }
-            )
             (workdir / "agent-tmp").mkdir()
-            procs.append(_start(binaries / "agent", workdir, agent_env))
+            start_agent()
             with real.client(ADMIN) as admin:
                 wait_for(lambda: bool(admin.get("/api/agents").json()), 60, "the agent to register")
         yield real
     finally:
         for proc in reversed(procs):
-            proc.send_signal(signal.SIGTERM)
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
         for proc in reversed(procs):
             try:
                 proc.wait(timeout=20)
