@@ -8,7 +8,7 @@ BIN := $(dir $(PY))
 # module, and every server the tests start recompiles the product, on every run (docs/adr/0025).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install client-clis test coverage lint bench sandbox dist dist-check bundle bundle-check
+.PHONY: install client-clis test coverage lint bench sandbox dist dist-check bundle bundle-check real-woodpecker real-suite
 
 install:
 	python3 -m venv .venv
@@ -54,6 +54,16 @@ bench:
 
 sandbox:
 	$(BIN)woodpecker-ci-mcp sandbox
+
+# A real, seeded Woodpecker from the archives in ../shared/woodpecker/bin (VERSION=3.11.0; default the
+# newest): one JSON line, serving until Ctrl-C (docs/adr/0057).
+real-woodpecker:
+	$(PY) -m tests.real.harness up $(if $(VERSION),--version $(VERSION)) $(if $(PORT),--port $(PORT))
+
+# The real-Woodpecker suite on the newest version, and `harness up` on every version present; a missing
+# binary fails (WOODPECKER_MCP_STRICT_SKIPS). CI runs it after `make coverage`.
+real-suite:
+	WOODPECKER_MCP_STRICT_SKIPS=1 $(BIN)pytest -q -n 0 -m real_woodpecker -p no:randomly tests/real
 
 # The sdist and wheel a user installs (`python -m build`), then the wheel alone in a new
 # environment of its own, started from outside the checkout: it must answer tools/list; so

@@ -1,10 +1,13 @@
 """Start a real Woodpecker (prebuilt server and agent binaries) against the forge fake, on 127.0.0.1.
 
-Nothing here builds Woodpecker: WOODPECKER_MCP_REAL_BIN_DIR names a folder holding the `server`
-and `agent` binaries (built by hand, outside this repository). `python -m tests.real.harness up`
-prints one JSON line (url, tokens, forge url) and serves until interrupted.
+Nothing here builds Woodpecker: the binaries come from the archives in ../shared/woodpecker/bin
+(tests/real/binaries.py), or WOODPECKER_MCP_REAL_BIN_DIR names one unpacked folder holding `server`
+and `agent`. `python -m tests.real.harness up [--version X.Y.Z] [--port P]` starts one, seeds the
+scenario, prints one JSON line (url, version, admin_login, user_login, tokens by login, forge_url)
+and serves until SIGTERM or SIGINT, then stops all it started.
 """
 
+import argparse
 import contextlib
 import json
 import os
@@ -15,7 +18,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -183,11 +186,11 @@ def version_key(version: str) -> tuple[int, ...]:
 
 
 @contextlib.contextmanager
-def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
+def running(binaries: Path, agent: bool = True, port: int = 0) -> Iterator[Real]:
     workdir = Path(tempfile.mkdtemp(prefix="real-woodpecker-"))
     forge_server = ForgeServer()
     seed_forge(forge_server.forge)
-    http_port, grpc_port, health_port = _free_port(), _free_port(), _free_port()
+    http_port, grpc_port, health_port = port or _free_port(), _free_port(), _free_port()
     url = f"http://127.0.0.1:{http_port}"
     procs: list[subprocess.Popen[bytes]] = []
     real = Real(url, forge_server.forge, forge_server.url, {}, workdir, procs, server_version(binaries))
@@ -260,26 +263,51 @@ def running(binaries: Path, agent: bool = True) -> Iterator[Real]:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+def _say(text: str) -> None:
+    print(f"real-woodpecker: {text}", file=sys.stderr, flush=True)
+
+
 def main(argv: list[str]) -> int:
-    binaries = bin_dir()
-    if not argv or argv[0] != "up" or binaries is None:
-        print(f"usage: {BIN_DIR_ENV}=DIR python -m tests.real.harness up", file=sys.stderr)
-        return 2
-    stop = {"now": False}
-    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
-    with running(binaries) as real:
+    """`up [--version X.Y.Z] [--port P]`: a seeded real Woodpecker, one JSON line, until SIGTERM/SIGINT."""
+    parser = argparse.ArgumentParser(prog="python -m tests.real.harness")
+    sub = parser.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", help="start a seeded real Woodpecker and print one JSON line")
+    up.add_argument(
+        "--version", help="X.Y.Z or vX.Y.Z of an archive in ../shared/woodpecker/bin (default: newest)"
+    )
+    up.add_argument("--port", type=int, default=0, help="the HTTP port (default 0: a free one)")
+    args = parser.parse_args(argv)
+    if os.environ.get(BIN_DIR_ENV):
+        binaries = bin_dir()
+        if binaries is None:
+            parser.error(f"{BIN_DIR_ENV} names no folder holding `server` and `agent`")
+    else:
+        try:
+            binaries = unpacked(SHARED_BIN, args.version)[1]
+        except (BinaryError, OSError) as exc:
+            parser.error(str(exc))
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    from tests.real.scenario import seed  # imports this module
+
+    _say(f"starting {binaries.name[:12]}")
+    with running(binaries, port=args.port) as real:
+        _say(f"Woodpecker {real.version} at {real.url}; seeding the scenario (pipelines really run)")
+        seed(real)
         info: dict[str, Any] = {
             "url": real.url,
-            "forge_url": real.forge_url,
+            "version": real.version,
+            "admin_login": ADMIN,
+            "user_login": USER,
             "tokens": real.tokens,
-            "workdir": str(real.workdir),
+            "forge_url": real.forge_url,
         }
         print(json.dumps(info), flush=True)
-        try:
-            while not stop["now"]:
-                time.sleep(0.5)
-        except KeyboardInterrupt:
+        _say("ready; SIGTERM or Ctrl-C stops it")
+        while not stop.wait(0.5):
             pass
+        _say("stopping")
     return 0
 
 

@@ -21,6 +21,7 @@ from sandbox.seed import ADMIN_LOGIN, OUTSIDER_LOGIN, USER_LOGIN
 from sandbox.server import running_sandbox
 from tests.fakes.clock import FakeClock
 from tests.real import differential as d
+from tests.real import versions
 from tests.real.harness import ADMIN, ORG, OUTSIDER, USER, Real, bin_dir, running
 from tests.real.scenario import Seeded, push, seed, wait_pipeline
 
@@ -72,7 +73,12 @@ def test_the_sandbox_answers_as_the_real_server_does() -> None:
         for target in targets:
             target.subjects = d.find_subjects(target)
         rows = d.run(targets, d.READS + d.WRITES)
-    differing = [f"{r['probe']} ({r['request']}): {r['significant']}" for r in rows if r["significant"]]
+    # The sandbox copies 3.17.0; an older version's known differences are in tests/real/versions.py.
+    differing = [
+        f"{r['probe']} ({r['request']}): {unknown}"
+        for r in rows
+        if (unknown := [s for s in r["significant"] if not versions.allowed(started.version, r["probe"], s)])
+    ]
     assert differing == [], "\n".join(differing)
     assert started.forge.unknown == []
 
@@ -137,7 +143,7 @@ def test_repair_makes_the_caller_the_owner_of_a_repository_whose_owner_is_gone(
         # mallory becomes an instance admin (PATCH finds the row by forge_remote_id) and takes the repository.
         me = admin.get(f"/api/users/{OUTSIDER}").json()
         body = {
-            "forge_remote_id": me["forge_remote_id"],
+            "forge_remote_id": me.get("forge_remote_id", ""),  # none on 3.11: it finds the row by login
             "login": OUTSIDER,
             "email": me["email"],
             "admin": True,
@@ -172,7 +178,9 @@ def test_a_branch_head_lookup_hands_refs_pull_to_the_forge_as_a_branch_name(
             forge_repo.branches["refs/pull/1/head"] = forge_repo.branches["main"]
         accepted = admin.post(f"/api/repos/{app}/pipelines", json={"branch": "refs/pull/1/head"})
     assert (refused.status_code, refused.content) == (500, b"")
-    assert asked == [f"GET /api/v1/repos/{forge_repo.full_name}/branches/refs/pull/1/head"]
+    # 3.11 escapes the slashes (tests/real/versions.py); the forge's answer is the same 404.
+    escaped = "refs%2Fpull%2F1%2Fhead" if started.version == "3.11.0" else "refs/pull/1/head"
+    assert asked == [f"GET /api/v1/repos/{forge_repo.full_name}/branches/{escaped}"]
     pipeline = accepted.json()
     assert (pipeline["event"], pipeline["branch"], pipeline["ref"]) == (
         "manual",
