@@ -63,7 +63,7 @@ real-woodpecker:
 # The real-Woodpecker suite on the newest version, and `harness up` on every version present; a missing
 # binary fails (WOODPECKER_MCP_STRICT_SKIPS). CI runs it after `make coverage`.
 real-suite:
-	WOODPECKER_MCP_STRICT_SKIPS=1 $(BIN)pytest -q -n 0 -m real_woodpecker -p no:randomly tests/real
+	WOODPECKER_MCP_STRICT_SKIPS=1 $(BIN)pytest -q -n 0 -m real_woodpecker tests/real
 
 # The sdist and wheel a user installs (`python -m build`), then the wheel alone in a new
 # environment of its own, started from outside the checkout: it must answer tools/list; so
