@@ -42,13 +42,13 @@ SECRET = "real-woodpecker-shared-secret"
 SHARED_BIN = Path(__file__).resolve().parents[3] / "shared" / "woodpecker" / "bin"
 
 
-def bin_dir(shared: Path = SHARED_BIN, version: str | None = None) -> Path | None:
-    """WOODPECKER_MCP_REAL_BIN_DIR (one unpacked folder) if set, else the shared archive of `version`
-    (default WOODPECKER_MCP_REAL_VERSION, else the newest present)."""
+def bin_dir(shared: Path = SHARED_BIN) -> Path | None:
+    """WOODPECKER_MCP_REAL_BIN_DIR (one unpacked folder) if set, else the shared archive of
+    WOODPECKER_MCP_REAL_VERSION, else the newest present."""
     value = os.environ.get(BIN_DIR_ENV, "")
     if not value:
         try:
-            return unpacked(shared, version or os.environ.get(VERSION_ENV) or None)[1]
+            return unpacked(shared, os.environ.get(VERSION_ENV) or None)[1]
         except (BinaryError, OSError):
             return None
     path = Path(value)
