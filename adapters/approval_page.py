@@ -2,7 +2,8 @@
 the first question, and opened in the person's browser by the standard library's `webbrowser`
 (the ApprovalPages port; the page's rules are domain/guard/approval_page.py; ADR 0063).
 
-The link is `http://127.0.0.1:PORT/approve/<secret>`, a 256-bit secret kept only as its digest.
+The link is `http://127.0.0.1:PORT/approve/<secret>`, a 256-bit secret kept only as its digest (it is
+derived from the page's id under a key held in memory, so a 2026-07-28 retry can offer the same link).
 It is never logged, and never reaches the MCP client: the browser gets it from a child process,
 through that child's environment (not its command line). `webbrowser` runs a `$BROWSER` or console
 browser as its own child and may wait for it; it would inherit stdin and stdout, which are the
@@ -11,7 +12,9 @@ server's stderr, off the event loop. A console-only browser (lynx, w3m, links), 
 or a False answer mean no browser.
 """
 
+import base64
 import hashlib
+import hmac
 import logging
 import os
 import secrets
@@ -26,13 +29,14 @@ import h11
 from domain.guard.approval_page import (
     CSRF_COOKIE,
     MAX_FORM_BYTES,
+    OPEN_THE_PAGE,
     PAGE_PATH,
     Collected,
     Page,
     read_form,
     render,
 )
-from ports.approval_pages import PageOpener, Shown
+from ports.approval_pages import Offered, PageOpener, Shown
 from ports.progress import Progress
 
 logger = logging.getLogger(__name__)
@@ -50,7 +54,6 @@ _HEADERS = [
 ]
 _SERVER, _FORGE = "woodpecker-ci-mcp", "Woodpecker CI"
 _READ_SECONDS = 10.0
-_OPEN_THE_PAGE = "\n\nOpen the page to approve or decline; nothing is done until you answer there."
 _MAX_HEAD_BYTES = 16 * 1024
 _OPENER_SECONDS = 10.0
 # A page, once decided or expired, still says so to a reload for this long.
@@ -131,6 +134,7 @@ class BrowserApprovalPages:
         self._port: int | None = None
         self._browser: bool | None = None
         self._changed = anyio.Event()
+        self._link_key = secrets.token_bytes(32)
 
     async def available(self) -> bool:
         if self._browser is None and not _could_have_a_browser():
@@ -141,12 +145,50 @@ class BrowserApprovalPages:
         return self._browser
 
     async def show(self, key: str, question: str, ttl_seconds: int, via: PageOpener | None = None) -> Shown:
-        page = self._by_key.get(key)
-        now = self._now()
-        if page is not None and page.seen_at(now) == "pending" and not page.collected:
+        if self._pending(key) is not None:
             return "shown"
         await self._serve()
-        secret = secrets.token_urlsafe(32)
+        page = self._new_page(key, question, ttl_seconds)
+        url = self._url(page)
+        if via is not None:
+            offered = await via.open(url, question + OPEN_THE_PAGE)
+            if offered != "opened":
+                self.withdraw(key)
+                return offered
+            return "shown"
+        if not await anyio.to_thread.run_sync(self._opener, url):
+            self.withdraw(key)
+            self._browser = False
+            return "unavailable"
+        return "shown"
+
+    async def offer(self, key: str, question: str, ttl_seconds: int) -> Offered | None:
+        page = self._pending(key)
+        if page is None:
+            try:
+                await self._serve()
+            except OSError:
+                logger.warning("the approval page's server could not start")
+                return None
+            page = self._new_page(key, question, ttl_seconds)
+        return Offered(self._url(page), hashlib.sha256(page.public_id.encode()).hexdigest()[:32])
+
+    def withdraw(self, key: str) -> None:
+        page = self._by_key.pop(key, None)
+        if page is not None:
+            page.withdraw(self._now())
+            self._changed.set()
+            self._changed = anyio.Event()
+
+    def _pending(self, key: str) -> Page | None:
+        """The page still waiting for a decision for `key`, if any (a retry waits on it: no second tab)."""
+        page = self._by_key.get(key)
+        if page is not None and page.seen_at(self._now()) == "pending" and not page.collected:
+            return page
+        return None
+
+    def _new_page(self, key: str, question: str, ttl_seconds: int) -> Page:
+        now = self._now()
         page = Page(
             public_id=secrets.token_urlsafe(12),
             csrf=secrets.token_urlsafe(32),
@@ -154,19 +196,17 @@ class BrowserApprovalPages:
             expires_at=now + ttl_seconds,
         )
         self._by_key[key] = page
-        self._by_digest[_digest(secret)] = (page, now + ttl_seconds + _KEEP_SECONDS)
-        url = f"http://127.0.0.1:{self._port}{PAGE_PATH}{secret}"
-        if via is not None:
-            offered = await via.open(url, question + _OPEN_THE_PAGE)
-            if offered != "opened":
-                del self._by_key[key]
-                return offered
-            return "shown"
-        if not await anyio.to_thread.run_sync(self._opener, url):
-            del self._by_key[key]
-            self._browser = False
-            return "unavailable"
-        return "shown"
+        self._by_digest[_digest(self._secret(page))] = (page, now + ttl_seconds + _KEEP_SECONDS)
+        return page
+
+    def _secret(self, page: Page) -> str:
+        """The link's 256-bit secret: derived from the page's id under a key that never leaves this
+        process's memory, so that only its digest is kept and a retry can offer the same link again."""
+        mac = hmac.new(self._link_key, page.public_id.encode("ascii"), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
+
+    def _url(self, page: Page) -> str:
+        return f"http://127.0.0.1:{self._port}{PAGE_PATH}{self._secret(page)}"
 
     async def wait(self, key: str, window_seconds: float, progress: Progress | None) -> Collected:
         page = self._by_key.get(key)

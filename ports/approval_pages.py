@@ -4,6 +4,7 @@ A page is keyed by the call it asks about (its keyed fingerprint and the reasons
 retry of the same call waits on the same page, and another call never collects its answer.
 """
 
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from domain.guard.approval_page import Collected
@@ -26,6 +27,15 @@ class PageOpener(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """A page's link for the client to offer the person (2026-07-28: in an `input_required` result),
+    and the elicitation id that names it there. Never shown to the model."""
+
+    url: str
+    elicitation_id: str
+
+
 class ApprovalPages(Protocol):
     # How long one call waits for the page's decision (WOODPECKER_MCP_APPROVAL_WAIT_SECONDS): under
     # the 60 s after which clients commonly give up.
@@ -40,6 +50,15 @@ class ApprovalPages(Protocol):
         (no second tab), or a new one, opened in the browser or offered `via` the client. `unavailable`:
         no browser could be opened (or the client could not be asked); `refused`: the person would not
         open it."""
+        ...
+
+    async def offer(self, key: str, question: str, ttl_seconds: int) -> Offered | None:
+        """The link of the page for `key`: the one still pending for it (the same URL again), or a new
+        one showing `question`. Opens nothing: the client offers it. None: no page can be served."""
+        ...
+
+    def withdraw(self, key: str) -> None:
+        """The person would not open the page of `key`: it says declined, and nobody collects it."""
         ...
 
     async def wait(self, key: str, window_seconds: float, progress: Progress | None) -> Collected:

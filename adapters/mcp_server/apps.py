@@ -6,14 +6,9 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from adapters.mcp_server.application import McpApplication
-from adapters.mcp_server.capabilities import (
-    PUSH_ELICITATION_REVISIONS,
-    declares_apps,
-    declares_form_elicitation,
-)
+from adapters.mcp_server.reaching import way_of_asking
 from domain.woodpecker.approval_view import (
     APP_MIME_TYPE,
     APP_STATE_TOOL,
@@ -25,16 +20,9 @@ from domain.woodpecker.approval_view import (
 
 def app_channel(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> bool:
     """This request's guarded calls ask through the approval view (ADR 0049): the client shows MCP
-    Apps views and no dialog can reach it on this connection, and the server was not started with
-    ELICITATION=false (which always means the token)."""
-    session = ctx.session
-    if not app.elicitation_enabled or not declares_apps(session.client_capabilities):
-        return False
-    if not declares_form_elicitation(session.client_capabilities):
-        return True
-    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        return False
-    return ctx.protocol_version not in PUSH_ELICITATION_REVISIONS or not session.can_send_request
+    Apps views and no dialog or page reaches the person on this connection before it, and the server
+    was not started with ELICITATION=false (which always means the token). domain/guard/reach.py decides."""
+    return way_of_asking(ctx, app).channel == "app"
 
 
 # ------------------------------------------------------------------ MCP Apps: the approval view

@@ -15,15 +15,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from adapters.mcp_server.application import McpApplication, identity
-from adapters.mcp_server.apps import app_channel
-from adapters.mcp_server.capabilities import (
-    PUSH_ELICITATION_REVISIONS,
-    URL_ELICITATION_REVISION,
-    declares_form_elicitation,
-    declares_url_elicitation,
-)
+from adapters.mcp_server.reaching import way_of_asking
 from ports.asker import Answer, no_answer
-from ports.use_cases.guarded import CallContext, Channel
+from ports.use_cases.guarded import CallContext
 
 logger = logging.getLogger(__name__)
 
@@ -146,43 +140,23 @@ def _input_answer(params: types.CallToolRequestParams) -> Answer | None:
 def call_context(
     ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams, app: McpApplication
 ) -> CallContext:
-    """Pick the channel for this one request. Modern capabilities are per request, never remembered."""
+    """The way of asking for this one request (domain/guard/reach.py picks it from the request's
+    facts), with the port that carries it out."""
     principal, credential = identity(ctx, app)
     session = ctx.session
+    way = way_of_asking(ctx, app)
     modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-    if not app.elicitation_enabled:
-        return CallContext(principal, credential, "token", no_dialog="server")
-    page = (
-        CallContext(principal, credential, "page", pages=app.pages)
-        if app.pages is not None and app.approval_page != "off"
-        else None
-    )
-    if page is not None and (
-        declares_url_elicitation(session.client_capabilities)
-        and ctx.protocol_version == URL_ELICITATION_REVISION
-        and session.can_send_request
-        and (app.approval_page == "always" or not declares_form_elicitation(session.client_capabilities))
-    ):
-        # URL-mode elicitation: the client offers the page's link to the person (ADR 0064).
+    base = CallContext(principal, credential, way.channel)
+    if way.channel == "token":
+        return replace(base, no_dialog=way.no_dialog or "client")
+    if way.channel == "push":
+        return replace(base, asker=McpSessionAsker(session, ctx.request_id, app.ask_timeout_seconds))
+    if way.channel == "mrtr" or (way.reached == "url_elicitation" and modern):
+        base = replace(base, answer=_input_answer(params), request_state=params.request_state)
+    if way.channel != "page":
+        return base
+    page = replace(base, pages=app.pages, reached=way.reached)
+    if way.reached == "url_elicitation" and not modern:
+        # URL-mode elicitation pushed during the call: the client offers the page's link to the person (ADR 0064).
         return replace(page, page_opener=McpUrlOpener(session, ctx.request_id, app.ask_timeout_seconds))
-    if page is not None and app.approval_page == "always":
-        # For hosts whose hooks or settings answer dialogs unattended (ADR 0063).
-        return page
-    if app_channel(ctx, app):
-        return CallContext(principal, credential, "app")
-    if not declares_form_elicitation(session.client_capabilities):
-        return page or CallContext(principal, credential, "token", no_dialog="client")
-    if not modern and ctx.protocol_version not in PUSH_ELICITATION_REVISIONS:
-        # The negotiated revision has no dialog to carry (docs/clients.md lists what each serves).
-        return page or CallContext(principal, credential, "token", no_dialog="connection")
-    if modern:
-        return CallContext(
-            principal, credential, "mrtr", answer=_input_answer(params), request_state=params.request_state
-        )
-    if not session.can_send_request:
-        # A handshake-era connection without a back-channel (stateless or JSON-response HTTP) cannot
-        # carry a dialog. The client declared it can show one, so the fallback must not blame it.
-        return CallContext(principal, credential, "token", no_dialog="connection")
-    channel: Channel = "push"
-    asker = McpSessionAsker(session, ctx.request_id, app.ask_timeout_seconds)
-    return CallContext(principal, credential, channel, asker=asker)
+    return page

@@ -188,7 +188,13 @@ class ToolHandlers:
             return to_call_tool_result(
                 ToolResult(structured={"error": "internal error"}, text="Nothing was done.", is_error=True)
             )
-        question = types.ElicitRequestFormParams(message=outcome.message, requested_schema=CONFIRM_SCHEMA)
+        question: types.ElicitRequestParams = (
+            types.ElicitRequestFormParams(message=outcome.message, requested_schema=CONFIRM_SCHEMA)
+            if outcome.page is None
+            else types.ElicitRequestURLParams(
+                message=outcome.message, url=outcome.page.url, elicitation_id=outcome.page.elicitation_id
+            )
+        )
         return types.InputRequiredResult(
             input_requests={CONFIRM_KEY: types.ElicitRequest(params=question)},
             request_state=outcome.request_state,

@@ -23,6 +23,8 @@ PAGE_PATH = "/approve/"
 DEFAULT_PAGE_SECONDS = 600
 CSRF_COOKIE = "mcp_approval_csrf"
 MAX_FORM_BYTES = 4096
+# What a client that offers the page's link (URL-mode elicitation) shows under the question.
+OPEN_THE_PAGE = "\n\nOpen the page to approve or decline; nothing is done until you answer there."
 
 _SAID: dict[PageOutcome, str] = {
     "pending": "Waiting for your answer. Nothing has been done.",
@@ -59,6 +61,14 @@ class Page:
         self.outcome = "approved" if form["decision"] == "approve" else "declined"
         self.decided_at = now
         return self.outcome
+
+    def withdraw(self, now: float) -> None:
+        """The person would not open the page (they declined or dismissed the offer of its link):
+        a page still pending says declined from now on, and no call collects it."""
+        if self.seen_at(now) == "pending":
+            self.outcome = "declined"
+            self.decided_at = now
+        self.collected = True
 
     def collect(self, now: float) -> Collected:
         """What the waiting call takes: a decision exactly once, then `pending` for anyone else."""

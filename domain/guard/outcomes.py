@@ -10,6 +10,7 @@ writes the words). Each function returns the one result type, `ToolResult`, with
 from typing import Any, Literal
 
 from domain.calls import ToolResult
+from domain.guard.audit import Reached
 from domain.guard.question import flatten
 from domain.guard.view_ticket import ViewState
 
@@ -154,11 +155,18 @@ def declined(*, cancelled: bool) -> ToolResult:
     )
 
 
-def page_pending(ttl_seconds: int) -> ToolResult:
-    """The approval page is open in the person's browser and has no decision yet. Its link is never
-    said: only the person, at the browser, can answer (ADR 0063)."""
+# Where the approval page was put before the person (guard.md §4b), as the results say it.
+_PAGE_WHERE: dict[Reached, str] = {
+    "browser": "a person was asked in a browser on this machine",
+    "url_elicitation": "a person was asked on a page whose link the client showed them",
+}
+
+
+def page_pending(ttl_seconds: int, reached: Reached = "browser") -> ToolResult:
+    """The approval page is open before the person and has no decision yet. Its link is never said:
+    only the person, at the page, can answer (ADR 0063)."""
     text = (
-        "Nothing was done yet: a person was asked in a browser on this machine and has not answered "
+        f"Nothing was done yet: {_PAGE_WHERE[reached]}, and they have not answered "
         "yet. Call this same tool again with the same arguments to collect the answer; it waits on "
         f"the same page, which stays open for up to {duration_words(ttl_seconds)} from when it was "
         "shown. No answer there is a no."
@@ -168,25 +176,25 @@ def page_pending(ttl_seconds: int) -> ToolResult:
             "done": False,
             "outcome": "pending",
             "path": "page",
-            "reached": "browser",
+            "reached": reached,
             "message": text,
         },
         text=text,
     )
 
 
-def page_expired() -> ToolResult:
+def page_expired(reached: Reached = "browser") -> ToolResult:
     """The approval page's life ended unanswered: a no nobody gave."""
     text = (
-        "Nothing was done: the question was put to a person in a browser on this machine, and it "
-        "expired unanswered, so this tool was not run. Call it again to ask again."
+        f"Nothing was done: {_PAGE_WHERE[reached]}, and the question expired unanswered, so this "
+        "tool was not run. Call it again to ask again."
     )
     return ToolResult(
         structured={
             "done": False,
             "outcome": "expired",
             "path": "page",
-            "reached": "browser",
+            "reached": reached,
             "message": text,
         },
         text=text,

@@ -1,16 +1,15 @@
 """What a guarded call is given (who calls, and how a person can be reached) and what it answers."""
 
 from dataclasses import dataclass
-from typing import Literal
 
+from domain.guard.audit import Reached
 from domain.guard.outcomes import NoDialog
-from ports.approval_pages import ApprovalPages, PageOpener
+from domain.guard.reach import Channel as Channel
+from ports.approval_pages import ApprovalPages, Offered, PageOpener
 from ports.asker import Answer, Asker
 from ports.credential import Credential
 from ports.forge import ToolResult
 from ports.progress import Progress
-
-Channel = Literal["push", "mrtr", "token", "app", "page"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +41,12 @@ class CallContext:
     quota_owner: str | None = None
     # The `page` channel only (stdio): the pages the server puts in front of the person itself.
     pages: ApprovalPages | None = None
-    # URL-mode elicitation: the client offers the page's link to the person (None: the browser).
+    # URL-mode elicitation pushed during the call (2025-11-25): the client offers the page's link to
+    # the person. None with `reached == "url_elicitation"`: 2026-07-28, where the link travels in an
+    # `input_required` result and the retry collects the page's decision.
     page_opener: PageOpener | None = None
+    # The `page` channel only: how the page reaches the person (the audit's and the result's `reached`).
+    reached: Reached | None = None
 
     @property
     def owner(self) -> str | None:
@@ -60,10 +63,15 @@ class Complete:
 
 @dataclass(frozen=True, slots=True)
 class NeedInput:
-    """2026-07-28 only: show `message` with one boolean `confirm`, then retry with `request_state`."""
+    """2026-07-28 only: show `message` with one boolean `confirm`, then retry with `request_state`.
+
+    With `page`: offer the person the approval page's link instead (a URL-mode request); its accept
+    only means they agreed to open it, and the retry collects the page's decision.
+    """
 
     message: str
     request_state: str
+    page: Offered | None = None
 
 
 CallOutcome = Complete | NeedInput

@@ -58,12 +58,6 @@ class GuardAudit:
                 principal=ctx.principal,
                 policy=rule,
                 read_back=read_back,
-                reached=(
-                    None
-                    if ctx.channel != "page"
-                    else "url_elicitation"
-                    if ctx.page_opener is not None
-                    else "browser"
-                ),
+                reached=ctx.reached if ctx.channel == "page" else None,
             )
         )

@@ -1,0 +1,100 @@
+"""The way a guarded call reaches a person (domain/guard/reach.py), over every combination of facts."""
+
+from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain.guard.reach import BROWSER_PAGE, TOKEN_BY_SERVER, URL_PAGE, Facts, Route, route
+
+facts = st.builds(
+    Facts,
+    elicitation_enabled=st.booleans(),
+    page_mode=st.sampled_from(["auto", "always", "off"]),
+    pages=st.booleans(),
+    form=st.booleans(),
+    url=st.booleans(),
+    apps=st.booleans(),
+    revision=st.sampled_from(["input_required", "push_url", "push", "none"]),
+    back_channel=st.booleans(),
+)
+
+
+@given(facts)
+def test_elicitation_false_is_the_announced_token_whatever_else_is_said(f: Facts) -> None:
+    assert route(replace(f, elicitation_enabled=False)) == TOKEN_BY_SERVER
+    if f.elicitation_enabled:
+        assert route(f).no_dialog != "server"
+
+
+@given(facts)
+def test_no_page_exists_where_the_server_serves_none_or_the_operator_turned_it_off(f: Facts) -> None:
+    if not f.pages or f.page_mode == "off":
+        assert route(f).channel != "page"
+
+
+@given(facts)
+def test_nothing_is_pushed_on_a_connection_that_cannot_carry_it(f: Facts) -> None:
+    way = route(f)
+    if way.pushed and f.revision != "input_required":
+        assert f.back_channel
+    if f.revision in ("push", "none"):
+        # These revisions have no URL mode; `none` has no question at all.
+        assert way != URL_PAGE
+        assert way.channel != "mrtr"
+    if f.revision == "none":
+        assert way.channel not in ("push",)
+
+
+@given(facts)
+def test_a_dialog_is_only_for_a_client_that_declared_one_and_only_when_the_page_is_not_asked_for(
+    f: Facts,
+) -> None:
+    way = route(f)
+    if way.channel in ("push", "mrtr"):
+        assert f.form and f.elicitation_enabled
+        assert not (f.pages and f.page_mode == "always")
+    if way == URL_PAGE:
+        assert f.url and (not f.form or f.page_mode == "always")
+
+
+@given(facts)
+def test_always_puts_the_page_first_where_there_is_one(f: Facts) -> None:
+    f = replace(f, elicitation_enabled=True, pages=True, page_mode="always")
+    assert route(f).channel == "page"
+
+
+@given(facts)
+def test_the_apps_view_only_where_no_dialog_reaches(f: Facts) -> None:
+    if route(f).channel == "app":
+        assert f.apps
+        dialog = f.form and (f.revision == "input_required" or (f.revision != "none" and f.back_channel))
+        assert not dialog
+
+
+@given(facts)
+def test_the_token_only_when_no_other_way_can_reach_the_person(f: Facts) -> None:
+    way = route(f)
+    if way.channel == "token" and f.elicitation_enabled:
+        assert not (f.pages and f.page_mode != "off")
+        assert not f.apps
+        assert way.no_dialog in ("client", "connection")
+        if way.no_dialog == "client":
+            assert not f.form
+
+
+def test_the_order_named_in_the_issue() -> None:
+    dialog = Facts(True, "auto", True, True, True, True, "push_url", True)
+    assert route(dialog) == Route("push")
+    assert route(replace(dialog, revision="input_required")) == Route("mrtr")
+    assert route(replace(dialog, form=False)) == URL_PAGE
+    assert route(replace(dialog, form=False, url=False)) == Route("app")
+    assert route(replace(dialog, form=False, url=False, apps=False)) == BROWSER_PAGE
+    assert route(replace(dialog, form=False, url=False, apps=False, pages=False)) == Route(
+        "token", no_dialog="client"
+    )
+    assert route(replace(dialog, page_mode="always")) == URL_PAGE
+    assert route(replace(dialog, page_mode="always", url=False)) == BROWSER_PAGE
+    # 2025-11-25 without a way back: the URL offer cannot be pushed either, the dialog neither.
+    assert route(replace(dialog, back_channel=False)) == Route("app")
+    assert route(replace(dialog, back_channel=False, apps=False)) == Route("token", no_dialog="connection")
