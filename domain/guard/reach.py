@@ -90,5 +90,5 @@ def route(facts: Facts) -> Route:
     if not facts.back_channel:
         # A handshake-era connection without a back-channel (stateless or JSON-response HTTP) cannot
         # carry a dialog. The client declared it can show one, so the fallback must not blame it.
-        return Route("token", no_dialog="connection")
+        return BROWSER_PAGE if page else Route("token", no_dialog="connection")
     return Route("push")

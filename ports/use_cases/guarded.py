@@ -286,7 +286,7 @@ class GuardedCalls:
             return Complete(outcomes.store_unavailable(e))
         if outcome is RedeemOutcome.REJECTED:
             self._record(call, "token_rejected")
-            return Complete(outcomes.token_rejected(local_store=self._local_token_store))
+            return Complete(self._on_path(call, outcomes.token_rejected(local_store=self._local_token_store)))
         self._record(call, "approved")
         applied = await self._apply(call, call.decision.reasons)
         if isinstance(applied, Complete):
@@ -372,7 +372,7 @@ class GuardedCalls:
             resource_uri=self._view_uri,
             changed=changed,
         )
-        return shown, ticket
+        return self._on_path(call, shown), ticket
 
     async def view_state(self, ticket: object, ctx: CallContext) -> ToolResult:
         """What the approval view is told when it is shown (ADR 0066); reads only."""
@@ -430,10 +430,19 @@ class GuardedCalls:
         dismissal, or no answer at all (never worded or recorded as the person's no)."""
         if answer.no_answer is not None:
             self._record(call, "no_answer")
-            return Complete(outcomes.no_answer(answer.no_answer))
+            return Complete(self._on_path(call, outcomes.no_answer(answer.no_answer)))
         cancelled = answer.action == "cancel"
         self._record(call, "cancelled" if cancelled else "declined")
-        return Complete(outcomes.declined(cancelled=cancelled))
+        return Complete(self._on_path(call, outcomes.declined(cancelled=cancelled)))
+
+    @staticmethod
+    def _on_path(call: _Call, result: ToolResult) -> ToolResult:
+        """The guard's own answer names the way the person was asked in the audit's words (`path`,
+        and `reached` on the page), so a client and the audit trail say one thing."""
+        said: dict[str, Any] = {"path": call.path}
+        if call.ctx.channel == "page" and call.ctx.reached is not None:
+            said["reached"] = call.ctx.reached
+        return replace(result, structured={**result.structured, **said})
 
     @contextmanager
     def _closing(self, call: _Call) -> Iterator[None]:
@@ -450,12 +459,13 @@ class GuardedCalls:
             raise
 
     async def _token_issued(self, call: _Call, token: str) -> ToolResult:
-        return outcomes.token_issued(
+        issued = outcomes.token_issued(
             token,
             no_dialog=call.ctx.no_dialog,
             question=await self._asking(call, call.decision),
             ttl_seconds=self._life(call, TOKEN_TTL_SECONDS),
         )
+        return self._on_path(call, issued)
 
     @staticmethod
     def _life(call: _Call, default: int) -> int:

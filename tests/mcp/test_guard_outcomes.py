@@ -32,6 +32,7 @@ from tests.fixtures.mcp import (
     server_environment,
     serving,
 )
+from tests.mcp.test_guard_app_view import apps
 
 pytestmark = pytest.mark.anyio
 
@@ -239,6 +240,23 @@ async def test_the_persons_own_no_is_still_a_decline_or_a_cancel(
     assert "cause" not in result.structured_content
     assert text_of(result).endswith("so this tool was not run.")
     assert harness.audit.outcomes() == ["asked", expected]
+    # One vocabulary: the result names the way the person was asked as the audit line does.
+    assert result.structured_content["path"] == harness.audit.events[-1]["path"]
+    assert result.structured_content["path"] == ("dialog" if mode == "legacy" else "sealed")
+    assert sandbox.state_changing_requests() == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_token_and_a_view_name_their_path_as_the_audit_does(sandbox: Sandbox, mode: str) -> None:
+    with anyio.fail_after(30):
+        async with harness_for(sandbox, sandbox.admin_token) as harness:
+            async with Client(harness.server, mode=mode) as client:
+                token = await client.call_tool("approve_pipeline", dict(APPROVE))
+            async with Client(harness.server, mode=mode, extensions=apps()) as client:
+                view = await client.call_tool("approve_pipeline", dict(APPROVE))
+    assert token.structured_content is not None and view.structured_content is not None
+    assert [token.structured_content["path"], view.structured_content["path"]] == ["token", "app"]
+    assert [e["path"] for e in harness.audit.events] == ["token", "app"]
     assert sandbox.state_changing_requests() == []
 
 
