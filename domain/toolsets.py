@@ -6,6 +6,7 @@ the server registers, and a caller's header narrows that again, never beyond it.
 names are refused with one line naming the entry, like the allow and deny lists.
 """
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -20,9 +21,14 @@ ALL = "all"
 
 @dataclass(frozen=True, slots=True)
 class Toolsets:
-    """Toolset name -> the catalogue groups it holds. `essential` and `all` are always known."""
+    """Toolset name -> the catalogue groups it holds. `essential` and `all` are always known.
+
+    `always`: tools every selection keeps (when the catalogue has them), because the answers and
+    the docs send people to them first (the server's own state, who the token is).
+    """
 
     groups: Mapping[str, frozenset[str]]
+    always: frozenset[str] = frozenset()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -40,24 +46,36 @@ class Toolsets:
         """The names in a comma list, or None when there are none (no narrowing).
 
         Raises:
-            ConfigError: one line naming `where` and the first unknown entry, with the known names.
+            ConfigError: one line naming `where` and every unknown entry (with the name it most
+                likely meant), and the known names.
         """
         if raw is None:
             return None
         names = tuple(dict.fromkeys(e.strip() for e in raw.split(",") if e.strip()))
         if not names:
             return None
-        for name in names:
-            if name not in self.names:
-                shown = f"'{name}'" if len(name) <= 40 and name.replace("_", "").isalnum() else "an entry"
-                raise ConfigError(f"{where}: {shown} is not a toolset; choose from {', '.join(self.names)}")
+        unknown = [name for name in names if name not in self.names]
+        if unknown:
+            shown = [self._shown(name) for name in unknown]
+            listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+            verb = "is not a toolset" if len(shown) == 1 else "are not toolsets"
+            raise ConfigError(f"{where}: {listed} {verb}; choose from {', '.join(self.names)}")
         return names
+
+    def _shown(self, name: str) -> str:
+        """An unknown entry as the error shows it: quoted with a guess, or "an entry" if it may be a secret."""
+        if len(name) > 40 or not name.replace("_", "").replace("-", "").isalnum():
+            return "an entry"
+        folded = name.lower()
+        meant = [n for n in self.names if n.startswith(folded) or folded.startswith(n)]
+        meant = meant or difflib.get_close_matches(folded, self.names, n=1, cutoff=0.6)
+        return f"'{name}' (did you mean {meant[0]}?)" if meant else f"'{name}'"
 
     def select(self, names: tuple[str, ...] | None, catalogue: Catalogue) -> Catalogue:
         """`catalogue` narrowed to the union of the named toolsets (all of it for None)."""
         if names is None:
             return catalogue
-        chosen: set[str] = set()
+        chosen: set[str] = set(self.always)
         for name in names:
             chosen |= self.members(name, catalogue)
         return Catalogue(tuple(t for t in catalogue if t.name in chosen))

@@ -13,9 +13,15 @@ def test_it_measures_all_tools_and_every_toolset() -> None:
     assert set(found) == set(WOODPECKER_TOOLSETS.names)
     assert found["all"]["tools"] == len(WOODPECKER_TOOLS)
     assert all(0 < f["core_bytes"] < f["list_bytes"] for f in found.values() if f["tools"])
-    assert sum(found[n]["tools"] for n in WOODPECKER_TOOLSETS.names if n not in ("all", "essential")) == len(
-        WOODPECKER_TOOLS
-    )
+    # What a client pays: each toolset's own tools plus the ones every selection keeps.
+    for name in WOODPECKER_TOOLSETS.names:
+        own = WOODPECKER_TOOLSETS.members(name, WOODPECKER_TOOLS)
+        assert found[name]["tools"] == len(own | WOODPECKER_TOOLSETS.always), name
+    assert sum(
+        len(WOODPECKER_TOOLSETS.members(n, WOODPECKER_TOOLS))
+        for n in WOODPECKER_TOOLSETS.names
+        if n not in ("all", "essential")
+    ) == len(WOODPECKER_TOOLS)
 
 
 def test_the_listed_tools_carry_no_meaningless_bound() -> None:

@@ -15,5 +15,8 @@ WOODPECKER_TOOLSETS = Toolsets(
         "users": frozenset({"account", "users"}),
         # Instance administration: agents, forges, the queue, the log level, server info.
         "admin": frozenset({"agents", "forges", "server"}),
-    }
+    },
+    # Error texts and docs/troubleshooting.md say to call get_server_info first, and
+    # get_current_user says whose token acts: in every selection.
+    always=frozenset({"get_server_info", "get_current_user"}),
 )

@@ -35,6 +35,10 @@ PHRASES: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"(\d+) of the \d+ tools do something"), GUARDED),
     (re.compile(rf"the {_N} everyday tools"), ESSENTIAL),
     (re.compile(rf"the same {_N} as `WOODPECKER_ALLOW_TOOLS=essential`"), ESSENTIAL),
+    (
+        re.compile(r"`WOODPECKER_TOOLSETS=pipelines,logs` registers (\d+) tools"),
+        len(WOODPECKER_TOOLSETS.select(("pipelines", "logs"), WOODPECKER_TOOLS)),
+    ),
 ]
 
 

@@ -80,7 +80,10 @@ def test_counts_are_the_products_contract() -> None:
     assert sum(t.kind == "write" for t in tools) == 37
     assert sum(t.guarded for t in tools) == 34
     assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 19
-    assert sum(t.essential for t in tools) == 8
+    # The shared 8, and four of our additions: the failure summary, log search, resolve and wait
+    # (issue 36: the small preset keeps the tools that answer "why did my build fail?").
+    assert sum(t.essential for t in tools) == 12
+    assert sum(t.essential for t in tools if t.name in {s.name for s in SHARED_TOOLS}) == 8
 
 
 def test_the_combined_shared_catalogue_has_the_same_counts(shared: dict[str, dict]) -> None:

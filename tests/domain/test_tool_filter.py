@@ -29,9 +29,11 @@ def test_read_only_alone_registers_exactly_the_read_tools() -> None:
     assert _names(read_only=True) == READS and len(READS) > len(_names()) // 3
 
 
-def test_essential_registers_the_8_essential_tools() -> None:
+def test_essential_registers_the_12_essential_tools() -> None:
     names = _names(allow="essential")
-    assert len(names) == 8 and "get_step_logs" in names and "trigger_pipeline" in names
+    assert len(names) == 12 and "get_step_logs" in names and "trigger_pipeline" in names
+    # What "why did my build fail?" needs (issue 36).
+    assert {"get_pipeline_failure_summary", "search_step_logs", "resolve", "wait_for_pipeline"} <= names
 
 
 def test_prefixes_and_names_combine() -> None:
@@ -105,6 +107,10 @@ def test_a_pattern_that_hits_reads_and_writes_under_read_only_keeps_the_reads_wi
         "list_pipelines",
         "get_pipeline",
         "get_step_logs",
+        "get_pipeline_failure_summary",
+        "search_step_logs",
+        "resolve",
+        "wait_for_pipeline",
     }
     assert selection.warnings == ()
 

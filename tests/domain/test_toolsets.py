@@ -40,14 +40,33 @@ def test_every_tool_is_in_exactly_one_group_toolset() -> None:
         assert len(holders) == 1, (tool.name, holders)
 
 
-def test_essential_is_the_tools_marked_essential() -> None:
+ALWAYS = {"get_server_info", "get_current_user"}
+
+
+def test_essential_is_the_tools_marked_essential_and_the_two_every_selection_keeps() -> None:
     chosen = WOODPECKER_TOOLSETS.select(("essential",), WOODPECKER_TOOLS)
-    assert names_of(chosen) == {t.name for t in WOODPECKER_TOOLS if t.essential}
+    assert names_of(chosen) == {t.name for t in WOODPECKER_TOOLS if t.essential} | ALWAYS
+    assert {"get_pipeline_failure_summary", "search_step_logs", "resolve", "wait_for_pipeline"} <= names_of(
+        chosen
+    )
 
 
 def test_pipelines_and_logs_together_are_the_union_in_catalogue_order() -> None:
     chosen = WOODPECKER_TOOLSETS.select(("logs", "pipelines"), WOODPECKER_TOOLS)
-    assert list(chosen.names) == [t.name for t in WOODPECKER_TOOLS if t.group in ("pipelines", "logs")]
+    assert list(chosen.names) == [
+        t.name for t in WOODPECKER_TOOLS if t.group in ("pipelines", "logs") or t.name in ALWAYS
+    ]
+
+
+@pytest.mark.parametrize("names", [("pipelines",), ("logs",), ("secrets", "crons"), ("essential",)])
+def test_every_selection_keeps_the_tools_the_errors_send_people_to(names: tuple[str, ...]) -> None:
+    # The error texts and docs/troubleshooting.md say "call get_server_info" and "call get_current_user".
+    assert ALWAYS <= names_of(WOODPECKER_TOOLSETS.select(names, WOODPECKER_TOOLS))
+
+
+def test_the_kept_tools_are_kept_only_where_the_catalogue_has_them() -> None:
+    narrowed = WOODPECKER_TOOLSETS.select(("pipelines",), WOODPECKER_TOOLS)
+    assert names_of(WOODPECKER_TOOLSETS.select(("secrets",), narrowed)) == ALWAYS
 
 
 @pytest.mark.parametrize("raw", [None, "", " , ,"])
@@ -56,13 +75,31 @@ def test_no_names_means_no_narrowing(raw: str | None) -> None:
     assert WOODPECKER_TOOLSETS.select(None, WOODPECKER_TOOLS) is WOODPECKER_TOOLS
 
 
-@pytest.mark.parametrize(("raw", "shown"), [("pipelines,pipeline", "'pipeline'"), ("Logs", "'Logs'")])
-def test_an_unknown_name_is_refused_in_one_line_naming_it_and_the_choices(raw: str, shown: str) -> None:
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("pipelines,pipeline", "'pipeline' (did you mean pipelines?) is not a toolset"),
+        ("Logs", "'Logs' (did you mean logs?) is not a toolset"),
+        ("frobnicate", "'frobnicate' is not a toolset"),
+        # Every unknown entry, not only the first (issue 36).
+        (
+            "pipeline,log",
+            "'pipeline' (did you mean pipelines?) and 'log' (did you mean logs?) are not toolsets",
+        ),
+        (
+            "repos,secrets,cron",
+            "'repos' (did you mean repositories?) and 'cron' (did you mean crons?) are not toolsets",
+        ),
+    ],
+)
+def test_an_unknown_name_is_refused_in_one_line_naming_it_its_likely_meaning_and_the_choices(
+    raw: str, shown: str
+) -> None:
     with pytest.raises(ConfigError) as caught:
         WOODPECKER_TOOLSETS.parse(raw, TOOLSETS_VARIABLE)
     message = str(caught.value)
     assert "\n" not in message
-    assert message.startswith(f"{TOOLSETS_VARIABLE}: {shown} is not a toolset; choose from ")
+    assert message.startswith(f"{TOOLSETS_VARIABLE}: {shown}; choose from ")
     assert "repositories" in message and "essential" in message
 
 

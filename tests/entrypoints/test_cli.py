@@ -277,7 +277,7 @@ async def test_http_transport_serves_authenticated_clients_and_refuses_others() 
             tools = await list_tools_over_http(url, bearer)
             async with httpx2.AsyncClient() as http:
                 anonymous = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-    assert len(tools) == 8
+    assert len(tools) == 12
     assert anonymous.status_code == 401
 
 

@@ -59,7 +59,7 @@ READS = sum(t.is_read for t in WOODPECKER_TOOLS)
     ("environ", "count", "filtered"),
     [
         ({"WOODPECKER_READ_ONLY": "true"}, READS, ("delete_repository", {"repo_id": 5})),
-        ({"WOODPECKER_ALLOW_TOOLS": "essential"}, 8, ("get_current_user", {})),
+        ({"WOODPECKER_ALLOW_TOOLS": "essential"}, 12, ("get_current_user", {})),
         # get_repository and get_repository_permissions
         (
             {"WOODPECKER_DENY_TOOLS": "get_repo*"},

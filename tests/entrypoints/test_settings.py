@@ -140,9 +140,9 @@ def test_read_only_registers_the_read_tools() -> None:
     assert all(t.is_read for t in tools)
 
 
-def test_essential_allows_the_eight_essential_tools() -> None:
+def test_essential_allows_the_twelve_essential_tools() -> None:
     tools = read_settings({"WOODPECKER_ALLOW_TOOLS": "essential"}).tools
-    assert len(tools) == 8
+    assert len(tools) == 12
     assert all(t.essential for t in tools)
 
 

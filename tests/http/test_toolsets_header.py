@@ -17,7 +17,8 @@ MODES = ["2026-07-28", "legacy"]
 
 
 def group_tools(*groups: str) -> set[str]:
-    return {t.name for t in WOODPECKER_TOOLS if t.group in groups}
+    """A toolset's tools, with the two every selection keeps (get_server_info, get_current_user)."""
+    return {t.name for t in WOODPECKER_TOOLS if t.group in groups} | {"get_server_info", "get_current_user"}
 
 
 def env(sandbox: Sandbox, tmp_path: Path, bearer: str, **extra: str) -> dict[str, str]:
@@ -65,10 +66,13 @@ async def test_the_header_cannot_bring_back_what_the_operator_left_out(
                 refused = await client.call_tool("list_secrets", {"scope": "repository", "repo_id": 1})
             async with mcp_client(url, bearer, headers={"X-MCP-Toolsets": "all"}) as client:
                 widest = {t.name for t in (await client.list_tools()).tools}
-    read_logs = {t.name for t in WOODPECKER_TOOLS if t.group == "logs" and t.is_read}
+    read_logs = {t.name for t in WOODPECKER_TOOLS if t.group == "logs" and t.is_read} | {
+        "get_server_info",
+        "get_current_user",
+    }
     assert narrowed == read_logs
     assert refused.is_error and "Unknown tool" in refused.content[0].text
-    assert widest == {t.name for t in WOODPECKER_TOOLS if t.group in ("pipelines", "logs") and t.is_read}
+    assert widest == {n for n in group_tools("pipelines", "logs") if WOODPECKER_TOOLS.get(n).is_read}
 
 
 async def test_an_unknown_toolset_in_the_header_is_an_error_naming_it(

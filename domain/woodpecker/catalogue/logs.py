@@ -135,6 +135,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "search_step_logs",
         group="logs",
+        essential=True,
         untrusted_output=True,
         description=(
             "Searches a whole step log with an RE2 regex: matching lines with numbers, context and count."

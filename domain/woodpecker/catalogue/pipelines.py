@@ -686,6 +686,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "get_pipeline_failure_summary",
         group="pipelines",
+        essential=True,
         untrusted_output=True,
         description=("Why a pipeline failed: failed steps' exit codes, error-like and last log lines."),
         params=(REPO_ID, NUMBER),
@@ -707,6 +708,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "resolve",
         group="pipelines",
+        essential=True,
         untrusted_output=True,
         description=(
             "Turns a pasted web UI link (repository, pipeline or step), owner/name or owner/name#42 into "
@@ -747,6 +749,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
         "wait_for_pipeline",
         group="pipelines",
+        essential=True,
         untrusted_output=True,
         description=(
             "Waits until a pipeline finishes or timeout_seconds pass; answers its status, whether it finished, "
