@@ -509,7 +509,9 @@ class ToolRunner:
         start = clock.now() if clock is not None else 0.0
         pipeline = await self._pipeline(args, cred)
         window = LogWindowRequest(results.TAIL_LINES)
-        search = LogSearchRequest(results.ERROR_PATTERN, max_matches=results.ERROR_LINES)
+        search = LogSearchRequest(
+            results.ERROR_PATTERN, context=results.AFTER_LINES, max_matches=results.ERROR_LINES
+        )
         failures = []
         for workflow, step in results.failed_steps(pipeline):
             if clock is not None and clock.now() - start >= results.READ_SECONDS:
@@ -531,6 +533,7 @@ class ToolRunner:
                     step,
                     errors=[m.line for m in found.matches],
                     error_count=found.total_matches,
+                    following=[m.after for m in found.matches],
                     last=last.lines,
                     total_lines=last.total_lines,
                 )

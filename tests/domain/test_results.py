@@ -410,6 +410,44 @@ def _failure(name: str, errors: int, last: int, width: int = 60) -> StepFailure:
     )
 
 
+def test_each_error_line_brings_the_lines_after_it_that_are_not_error_lines_themselves() -> None:
+    step = {"id": 7, "name": "test", "state": "failure", "exit_code": 1}
+    errors = [LogLine(10, "--- FAIL: TestA"), LogLine(11, "error: twice"), LogLine(40, "panic: boom")]
+    following = [
+        [
+            LogLine(11, "error: twice"),
+            LogLine(12, "    a_test.go:8: got 2, want 1"),
+            LogLine(13, "x"),
+            LogLine(14, "y"),
+        ],
+        [LogLine(12, "    a_test.go:8: got 2, want 1")],
+    ]
+    failure = StepFailure("ci", step, errors=errors, error_count=3, following=following, total_lines=50)
+    shaped = shape_failure_summary(
+        SUMMARY_TOOL, {"repo_id": 1, "number": 2}, {"status": "failure"}, [failure]
+    )
+    lines = shaped.structured["failed_steps"][0]["error_lines"]
+    # At most AFTER_LINES after each, none that is shown as an error line, none for a line with nothing after.
+    assert [[a["line"] for a in e.get("after", [])] for e in lines] == [[12, 13], [12], []]
+    assert "after" not in lines[2]
+
+
+def test_a_tight_budget_drops_the_lines_after_the_latest_errors_before_any_error_line() -> None:
+    step = {"id": 7, "name": "test", "state": "failure", "exit_code": 1}
+    errors = [LogLine(n * 10, f"error: {n} " + "e" * 40) for n in range(4)]
+    following = [[LogLine(n * 10 + k, "w" * 300) for k in (1, 2, 3)] for n in range(4)]
+    failure = StepFailure("ci", step, errors=errors, error_count=4, following=following, total_lines=50)
+    args, pipeline = {"repo_id": 1, "number": 2}, {"status": "failure"}
+    roomy = shape_failure_summary(SUMMARY_TOOL, args, pipeline, [failure])
+    tight = shape_failure_summary(
+        SUMMARY_TOOL, args, pipeline, [failure], budget=(size(roomy.structured) + size(roomy.text)) * 4 // 5
+    )
+    kept = tight.structured["failed_steps"][0]["error_lines"]
+    assert len(kept) == 4
+    afters = [len(e.get("after", [])) for e in kept]
+    assert afters[0] == 3 and sum(afters) < 12 and afters == sorted(afters, reverse=True)
+
+
 def test_a_failure_summary_shares_one_budget_fairly_and_says_what_it_left_out() -> None:
     args = {"repo_id": 1, "number": 2}
     small, huge = _failure("lint", 1, 2), _failure("test", 20, 30, width=3000)

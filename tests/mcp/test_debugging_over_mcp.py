@@ -67,12 +67,19 @@ async def test_one_summary_names_both_failed_steps_of_two_workflows_and_the_deep
     assert set(steps) == {("linux", "test"), ("windows", "build")}
     test, build = steps[("linux", "test")], steps[("windows", "build")]
     assert (test["exit_code"], build["exit_code"]) == (1, 2)
-    assert {"line": FAILED_TWICE_LINE, "text": FAILED_TWICE_TEST} in test["error_lines"]
+    (failing,) = [e for e in test["error_lines"] if e["line"] == FAILED_TWICE_LINE]
+    assert failing["text"] == FAILED_TWICE_TEST
+    # The line that explains it follows it, 50,000 lines before the end (issue 37).
+    assert failing["after"][0] == {
+        "line": FAILED_TWICE_LINE + 1,
+        "text": "    checkout_test.go:88: charged 2 times, want 1",
+    }
     assert test["last_lines"][-1]["line"] == 199_999 and test["total_lines"] == 200_000
     assert any("error: undefined: chargeAgain" in e["text"] for e in build["error_lines"])
     assert "search_step_logs" in test["read_more"]
     text = text_of(result)
     assert FAILED_TWICE_TEST in text and "chargeAgain" in text and "not shown" in text
+    assert "checkout_test.go:88: charged 2 times, want 1" in text
 
 
 async def test_why_did_it_fail_is_answered_in_two_calls_from_a_pasted_web_link(sandbox: Sandbox) -> None:

@@ -698,7 +698,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
         notes=(
             "Each failed step's log is read once: its last 30 lines and up to 20 error-looking lines (all are "
-            "counted); the list of error signs is domain/woodpecker/results/failures.py's ERROR_SIGNS.",
+            "counted), each with the 3 lines after it that explain it (a test's file:line and want/got, a "
+            "traceback); the list of error signs is domain/woodpecker/results/failures.py's ERROR_SIGNS.",
             "No log read starts after 30 s of the call (READ_SECONDS), so that it answers before clients "
             "give up (commonly after 60 s): a step left unread says so and names the call that reads it.",
         ),

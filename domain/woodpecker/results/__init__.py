@@ -21,6 +21,7 @@ from domain.woodpecker.results.errors import (
     unreadable,
 )
 from domain.woodpecker.results.failures import (
+    AFTER_LINES,
     ERROR_LINES,
     ERROR_PATTERN,
     ERROR_SIGNS,
@@ -50,6 +51,7 @@ __all__ = [
     "ERROR_PATTERN",
     "ERROR_SIGNS",
     "READ_SECONDS",
+    "AFTER_LINES",
     "TAIL_LINES",
     "StepFailure",
     "Resolved",

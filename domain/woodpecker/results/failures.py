@@ -37,6 +37,9 @@ ERROR_PATTERN = "|".join(f"(?:{pattern})" for _, pattern in ERROR_SIGNS)
 FAILED_STATES = ("failure", "killed", "error")
 TAIL_LINES = 30  # last lines read per failed step
 ERROR_LINES = 20  # error-looking lines kept per failed step (all are counted)
+# Lines kept after each error-looking line: what explains it (a Go test's file:line and want/got, a
+# traceback's frames, a compiler's source line) follows it.
+AFTER_LINES = 3
 # No further step log is started once one call has spent this long: common clients give up on a
 # request after 60 s, and a pipeline with many failed steps and slow, long logs would otherwise
 # keep reading one after another (worst case: this plus one log read).
@@ -59,6 +62,8 @@ class StepFailure:
     step: Mapping[str, Any]
     errors: Sequence[LogLine] = ()
     error_count: int = 0
+    # The lines after each error line, in the same order as `errors` (missing or shorter: none).
+    following: Sequence[Sequence[LogLine]] = ()
     last: Sequence[LogLine] = ()
     total_lines: int = 0
     unreadable: str | None = None
@@ -81,6 +86,20 @@ def _line(piece: LogLine) -> dict[str, Any]:
     return {"line": piece.number, "text": cut(text, LINE_CAP) if len(text) > LINE_CAP else text}
 
 
+def _error_lines(failure: StepFailure) -> list[dict[str, Any]]:
+    """Each error line, with the lines after it that are not error lines shown themselves."""
+    shown = {p.number for p in failure.errors}
+    out = []
+    for i, piece in enumerate(failure.errors):
+        entry = _line(piece)
+        after = failure.following[i] if i < len(failure.following) else ()
+        kept = [_line(p) for p in after[:AFTER_LINES] if p.number not in shown]
+        if kept:
+            entry["after"] = kept
+        out.append(entry)
+    return out
+
+
 def _entry(failure: StepFailure) -> dict[str, Any]:
     step = failure.step
     out: dict[str, Any] = {
@@ -94,7 +113,7 @@ def _entry(failure: StepFailure) -> dict[str, Any]:
         ),
         "total_lines": failure.total_lines,
         "error_lines_found": failure.error_count,
-        "error_lines": [_line(p) for p in failure.errors],
+        "error_lines": _error_lines(failure),
         "last_lines": [_line(p) for p in failure.last],
     }
     if failure.unreadable:
@@ -103,11 +122,16 @@ def _entry(failure: StepFailure) -> dict[str, Any]:
 
 
 def _fit(entry: dict[str, Any], room: int) -> dict[str, Any]:
-    """The entry under `room` bytes: the oldest last lines go first, then the latest error lines."""
-    errors, last = list(entry["error_lines"]), list(entry["last_lines"])
+    """The entry under `room` bytes: the oldest last lines go first, then the lines after the latest
+    error lines, then the latest error lines themselves."""
+    errors, last = [dict(e) for e in entry["error_lines"]], list(entry["last_lines"])
     while size({**entry, "error_lines": errors, "last_lines": last}) > room and (errors or last):
         if last and (len(last) > 3 or not errors):
             last.pop(0)
+        elif followed := [e for e in errors if e.get("after")]:
+            followed[-1]["after"].pop()
+            if not followed[-1]["after"]:
+                del followed[-1]["after"]
         else:
             errors.pop()
     return {**entry, "error_lines": errors, "last_lines": last}

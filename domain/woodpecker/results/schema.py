@@ -165,7 +165,19 @@ _SUMMARY_PROPERTIES: dict[str, Any] = {
                 **_FAILED_STEP,
                 "total_lines": {"type": "integer"},
                 "error_lines_found": {"type": "integer"},
-                "error_lines": {"type": "array", "items": _LINE},
+                "error_lines": {
+                    "type": "array",
+                    "description": "Error-looking lines, each with the lines after it that explain it.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "line": {"type": "integer"},
+                            "text": {"type": "string"},
+                            "after": {"type": "array", "items": _LINE},
+                        },
+                        "required": ["line", "text"],
+                    },
+                },
                 "last_lines": {"type": "array", "items": _LINE},
                 "left_out": {"type": "object", "additionalProperties": True},
                 "read_more": {"type": "string", "description": "The call that reads what was left out."},
