@@ -382,7 +382,9 @@ def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, A
     for param in tool.params:
         if param.name not in arguments:
             if param.required:
-                problems.append((param.name, f"missing required argument {param.name}{_brief(param)}"))
+                problems.append(
+                    (param.name, f"missing required argument {param.name}{_brief(param, allowed=True)}")
+                )
             continue
         problem, value = check_value(param, arguments[param.name])
         if problem is not None:
@@ -410,7 +412,7 @@ def validate(tool: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, A
                         (
                             param.name,
                             f"{param.name} is required when {required_when.describe()}; add it"
-                            f"{_brief(param)}",
+                            f"{_brief(param, allowed=True)}",
                         )
                     )
         elif param.name in arguments:
@@ -445,9 +447,23 @@ def _misplaced(param: Param, applies: When, values: Mapping[str, Any]) -> str:
     )
 
 
-def _brief(param: Param) -> str:
-    """The first sentence of the parameter's description, in parentheses after a space; "" without one."""
+def _brief(param: Param, *, allowed: bool = False) -> str:
+    """The first sentence of the parameter's description, in parentheses after a space; "" without one.
+
+    `allowed`: for an argument that is missing, also the values it takes when they are a closed list
+    (an enum, or an array of an enum's values), so that one more call can supply it.
+    """
     first = param.description.split(". ")[0].rstrip(".")
-    if not first:
-        return ""
-    return f" ({first if len(first) <= 100 else first[:99] + '…'})"
+    parts = [first if len(first) <= 100 else first[:99] + "…"] if first else []
+    if allowed:
+        parts += _allowed(param)
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _allowed(param: Param) -> list[str]:
+    if param.type == "enum" or param.choices:
+        return [f"one of {', '.join(param.choices)}"]
+    items = param.constraints.get("items", {})
+    if param.type == "array" and isinstance(items, Mapping) and items.get("enum"):
+        return [f"any of {', '.join(items['enum'])}"]
+    return []
