@@ -152,7 +152,7 @@ async def _linking(
 def _local_token_store(where: str) -> str | None:
     # Pending tokens in this process's memory: a second call that reaches another process (a gateway
     # starting one per request, a replica) never fits, and the rejection names the shared store.
-    return "WOODPECKER_MCP_TOKEN_STORE to a redis:// URL" if where == "memory" else None
+    return "WOODPECKER_MCP_TOKEN_STORE to a Redis URL" if where == "memory" else None
 
 
 def _credential(settings: Settings, per_client: bool) -> Credential | None:

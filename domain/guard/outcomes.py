@@ -241,24 +241,21 @@ def token_issued(token: str, *, no_dialog: NoDialog, question: str, ttl_seconds:
 def token_rejected(*, local_store: str | None = None) -> ToolResult:
     """A confirm_token that does not fit: one answer for every reason, so none is leaked.
 
-    `local_store`, when pending tokens live in this process's memory, is the setting that shares
-    them between processes: a second call that reaches another process (a gateway or client that
-    starts one per request, several replicas) can then never redeem its token, and calling again
-    would only loop, so the text says so and names the fix.
+    The store answers only whether the token fits this call (it keeps digests under the call's
+    fingerprint), so the text names the four ways a token fails without picking one; a token of the
+    wrong form is refused earlier, by the argument check, with its own words. `local_store`, when
+    pending tokens live in this process's memory, is the setting that shares them between processes:
+    a second call that reaches another process (one per request, or a replica) can never redeem its
+    token, so the text says that retrying cannot help and names the fix. At most 300 characters.
     """
     text = (
-        "Nothing was done: that confirm_token is not valid for this call (wrong, expired, "
-        "already used, or issued for other arguments). No new token was issued. Call "
-        "this same tool again without confirm_token to get one."
+        "Nothing was done: confirm_token is wrong, expired, used, or for other arguments; no new one "
+        "was issued. Call this same tool again without confirm_token."
     )
     if local_store is not None:
         text += (
-            " If every token is refused like this, the likeliest cause is that the second call reaches "
-            "another process of this server than the first: this server keeps pending tokens in its own "
-            "memory, so behind a "
-            "gateway or client that starts a process per request, or with several replicas, no token "
-            "can ever be redeemed. Calling again will not help then; the operator must set "
-            f"{local_store} (a token store every process shares)."
+            " If all fail, calls reach other processes, each with its own tokens in memory; retrying "
+            f"cannot help: set {local_store}."
         )
     extra = {"token_store": "process_memory"} if local_store is not None else {}
     return error_result("token_rejected", text, done=False, **extra)

@@ -65,11 +65,16 @@ def test_a_rejected_token_names_the_shared_store_only_when_tokens_live_in_this_p
     local = outcomes.token_rejected(local_store="SETTING to a redis:// URL")
     assert shared.text.startswith(local.text[: len(shared.text)]) and local.text != shared.text
     assert "process" not in shared.text and "token_store" not in shared.structured
-    assert "starts a process per request" in local.text and "must set SETTING to a redis:// URL" in local.text
+    assert "calls reach other processes, each with its own tokens in memory" in local.text
+    assert "retrying cannot help: set SETTING to a redis:// URL." in local.text
     assert local.structured["token_store"] == "process_memory"
     for result in (shared, local):
-        assert "(wrong, expired, already used, or issued for other arguments)" in result.text
+        assert (
+            "confirm_token is wrong, expired, used, or for other arguments; no new one was issued"
+            in result.text
+        )
         assert "Call this same tool again without confirm_token" in result.text
+        assert "was run" not in result.text and "approved" not in result.text
 
 
 def test_every_refusal_is_an_error_that_says_nothing_was_done() -> None:

@@ -52,7 +52,7 @@ async def test_a_token_acts_once_for_its_own_call_and_says_what_it_proves(
     assert "ELICITATION=false" not in words
     assert token in words
     assert_clean_question(words, APPROVE)
-    assert replay.is_error and "No new token was issued" in text(replay)
+    assert replay.is_error and "no new one was issued" in text(replay)
     assert "without confirm_token" in text(replay)
     assert replay.structured_content is not None and "confirm_token" not in replay.structured_content
     assert sandbox.state_changing_requests() == []
