@@ -84,6 +84,13 @@ class Sandbox:
     def api_url(self) -> str:
         return f"{self.url}/api"
 
+    def repository_secret(self) -> tuple[int, str]:
+        """(repository id, name) of the seeded repository secret with the lowest id: one to show a
+        newcomer, named from the data it is in."""
+        with self.state.lock:
+            first = min((s for s in self.state.world.secrets.values() if s.repo_id), key=lambda s: s.id)
+        return first.repo_id, first.name
+
     @property
     def requests(self) -> list[RecordedRequest]:
         """The live request log (control routes under /_sandbox/ are not recorded)."""

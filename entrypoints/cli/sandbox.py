@@ -3,9 +3,13 @@
 import argparse
 import json
 import os
+from typing import TYPE_CHECKING
 
 from entrypoints.cli.serve import announce, bind, say, serve_http, serve_stdio, url_of
 from entrypoints.settings import PROGRAM, HttpSettings, StartupError, read_settings
+
+if TYPE_CHECKING:
+    from sandbox.server import Sandbox
 
 SANDBOX_SERVER_NAME = "woodpecker-sandbox"
 
@@ -58,12 +62,25 @@ def run_sandbox(args: argparse.Namespace) -> int:
         sock = bind(http, "--port")
         if sock is None:
             return 1
-        print(connection_details(woodpecker_line, url_of(sock), http.bearer or ""), flush=True)
+        print(
+            connection_details(woodpecker_line, url_of(sock), http.bearer or "", try_hint(woodpecker)),
+            flush=True,
+        )
         return serve_http(build_container(settings), http, sock)
 
 
-def connection_details(woodpecker_line: str, url: str, bearer: str) -> str:
-    """What a newcomer pastes into a client. The bearer is made for this run and dies with it."""
+def try_hint(woodpecker: "Sandbox") -> str:
+    """What to try first, with a secret this sandbox holds (read from its seeded data, never named here)."""
+    repo_id, name = woodpecker.repository_secret()
+    delete = json.dumps({"scope": "repository", "repo_id": repo_id, "name": name})
+    return (
+        f"Try: list_repositories, then get_step_logs, then delete_secret with {delete} to see the dialog. "
+        "Stop with Ctrl-C."
+    )
+
+
+def connection_details(woodpecker_line: str, url: str, bearer: str, hint: str) -> str:
+    """What a newcomer pastes into a client, then `hint`. The bearer is made for this run and dies with it."""
     snippet = {
         "mcpServers": {
             SANDBOX_SERVER_NAME: {
@@ -85,6 +102,6 @@ def connection_details(woodpecker_line: str, url: str, bearer: str) -> str:
             "Any client that takes a JSON server list (mcpServers):",
             f"  {json.dumps(snippet)}",
             "",
-            "Try: list_repositories, then get_step_logs, then delete_secret to see the dialog. Stop with Ctrl-C.",
+            hint,
         ]
     )

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import httpx2
 import pytest
 from anyio.abc import Process
@@ -19,9 +21,11 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from domain.arguments import validate
 from domain.config import ELICITATION_OFF_LINE
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from entrypoints.cli import connection_details, main
+from entrypoints.cli.sandbox import try_hint
 from entrypoints.settings import KNOWN_VARIABLES, VARIABLES
 from sandbox.server import Sandbox
 
@@ -163,7 +167,8 @@ def test_a_sandbox_port_that_would_be_ignored_is_a_usage_error(argv: list[str]) 
 
 
 def test_the_sandbox_details_carry_a_claude_code_line_and_a_json_snippet() -> None:
-    text = connection_details("Simulated Woodpecker", "http://127.0.0.1:5/mcp", "b" * 43)
+    text = connection_details("Simulated Woodpecker", "http://127.0.0.1:5/mcp", "b" * 43, "Try: this.")
+    assert text.endswith("\nTry: this.")
     lines = text.splitlines()
     claude = next(line for line in lines if "claude mcp add" in line)
     assert "--transport http" in claude and "http://127.0.0.1:5/mcp" in claude and "b" * 43 in claude
@@ -171,6 +176,31 @@ def test_the_sandbox_details_carry_a_claude_code_line_and_a_json_snippet() -> No
     server = snippet["mcpServers"]["woodpecker-sandbox"]
     assert server["url"] == "http://127.0.0.1:5/mcp"
     assert server["headers"] == {"Authorization": "Bearer " + "b" * 43}
+
+
+def test_every_name_the_sandbox_hint_mentions_exists_in_the_seeded_sandbox(sandbox: Sandbox) -> None:
+    hint = try_hint(sandbox)
+    (shown,) = re.findall(r"\{.*?\}", hint)
+    arguments = json.loads(shown)
+    # The tools it names are ours, and the arguments it shows are a valid call of the one it names them for.
+    tools = re.findall(r"\b[a-z]+(?:_[a-z]+)+\b", hint.replace(shown, ""))
+    assert tools == ["list_repositories", "get_step_logs", "delete_secret"], hint
+    assert all(name in WOODPECKER_TOOLS.names for name in tools)
+    assert validate(WOODPECKER_TOOLS.get("delete_secret"), arguments) == arguments
+    # The repository and its secret are in the sandbox as seeded, asked over its own API.
+    headers = {"Authorization": f"Bearer {sandbox.admin_token}"}
+    url = f"{sandbox.api_url}/repos/{arguments['repo_id']}/secrets/{arguments['name']}"
+    answer = httpx.get(url, headers=headers, timeout=10)
+    assert answer.status_code == 200 and answer.json()["name"] == arguments["name"], answer.text
+    missing = httpx.get(
+        f"{sandbox.api_url}/repos/{arguments['repo_id']}/secrets/api_token", headers=headers, timeout=10
+    )
+    assert missing.status_code == 404  # the check above can fail: a name the seed lacks is not found
+
+
+def test_the_guide_shows_the_hint_the_seeded_sandbox_prints(sandbox: Sandbox) -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide.md").read_text(encoding="utf-8")
+    assert try_hint(sandbox) in guide.splitlines()
 
 
 # ---------------------------------------------------------------------------------- subprocesses
