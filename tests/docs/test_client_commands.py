@@ -269,3 +269,30 @@ async def test_the_inspector_lists_the_tools_over_http_as_documented(home: Path,
                 done = await anyio.to_thread.run_sync(run, home, argv)
     assert done.returncode == 0, done.stderr
     assert [t["name"] for t in json.loads(done.stdout)["tools"]] == list(WOODPECKER_TOOLS.names)
+
+
+@installed("inspector")
+def test_the_inspectors_cli_gets_the_two_call_token_for_a_guarded_tool(home: Path, sandbox: Sandbox) -> None:
+    # The page's own tools/call line, with a guarded tool: the Inspector's CLI declares no elicitation.
+    (words,) = inspector_commands("tools/call")
+    repo_id, name = sandbox.repository_secret()
+    arguments = {"scope": "repository", "repo_id": repo_id, "name": name}
+    argv = inspector(words, sandbox)
+    argv[argv.index("get_pipeline")] = "delete_secret"
+    argv[argv.index("--tool-args-json") + 1] = json.dumps(arguments)
+    done = run(home, argv)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["structuredContent"]["outcome"] == "confirmation_required", result
+    assert result["structuredContent"]["not_asked_by"] == "client", result
+    assert sandbox.state_changing_requests() == []
+
+
+def test_each_test_the_page_cites_exists() -> None:
+    cited = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", PAGE.read_text(encoding="utf-8"))
+    assert cited, "the page cites no test"
+    for path, name in cited:
+        assert re.search(rf"^(async )?def {name}\(", (ROOT / path).read_text(encoding="utf-8"), re.M), (
+            path,
+            name,
+        )
