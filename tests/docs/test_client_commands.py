@@ -83,12 +83,14 @@ def adds(program: str) -> list[list[str]]:
     return [words for words in commands(program) if words[1:3] == ["mcp", "add"]]
 
 
-def run(home: Path, argv: list[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run(
+    home: Path, argv: list[str], timeout: float = 120, path_first: tuple[Path, ...] = ()
+) -> subprocess.CompletedProcess[str]:
     """One CLI run as a person would: their HOME (a fresh one), the working directory there, and a PATH
-    with Node 22 first. Nothing of this machine's environment but PATH reaches it."""
+    with Node 22 first (after `path_first`). Nothing of this machine's environment but PATH reaches it."""
     env = {
         "HOME": str(home),
-        "PATH": f"{NODE22}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PATH": os.pathsep.join([*map(str, path_first), str(NODE22), os.environ.get("PATH", "")]),
         "NO_COLOR": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }

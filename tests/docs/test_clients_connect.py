@@ -23,7 +23,6 @@ from sandbox.server import Sandbox
 from tests.docs.test_client_commands import (
     BIN,
     MCP_URL,
-    NODE22,
     PAGE,
     ROOT,
     SERVER,
@@ -34,6 +33,7 @@ from tests.docs.test_client_commands import (
     installed,
     is_http,
 )
+from tests.docs.test_client_commands import run as run_cli
 from tests.fixtures.mcp import harness_for, serving
 
 TROUBLESHOOTING = ROOT / "docs" / "troubleshooting.md"
@@ -43,25 +43,10 @@ CLIENTS = {"claude": "Claude Code", "gemini": "Gemini CLI"}
 pytestmark = [pytest.mark.node, pytest.mark.slow]
 
 
-def run(home: Path, argv: list[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """A client's command line as a person runs it: a fresh HOME as the working directory, and a PATH
-    on which `woodpecker-ci-mcp` is this checkout's server and `node` is Node 22."""
-    env = {
-        "HOME": str(home),
-        "PATH": os.pathsep.join([str(NODE22), str(SERVER.parent), os.environ.get("PATH", "")]),
-        "NO_COLOR": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
-    return subprocess.run(
-        argv,
-        cwd=home,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+def run(home: Path, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """A client's command line as test_client_commands runs it, with this checkout's server as
+    `woodpecker-ci-mcp` on PATH."""
+    return run_cli(home, argv, path_first=(SERVER.parent,))
 
 
 def pointed(words: list[str], woodpecker: str, token: str, mcp_url: str | None = None) -> list[str]:

@@ -112,20 +112,22 @@ _LINE: dict[str, Any] = {
     "properties": {"line": {"type": "integer"}, "text": {"type": "string"}},
     "required": ["line", "text"],
 }
+# A matched line with the lines around it (a search's match; a failure summary's error line, after only).
+_MATCH: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "line": {"type": "integer"},
+        "text": {"type": "string"},
+        "before": {"type": "array", "items": _LINE},
+        "after": {"type": "array", "items": _LINE},
+    },
+    "required": ["line", "text"],
+}
 _SEARCH_PROPERTIES: dict[str, Any] = {
     "matches": {
         "type": "array",
         "description": "Matching lines in log order, each with the lines before and after it.",
-        "items": {
-            "type": "object",
-            "properties": {
-                "line": {"type": "integer"},
-                "text": {"type": "string"},
-                "before": {"type": "array", "items": _LINE},
-                "after": {"type": "array", "items": _LINE},
-            },
-            "required": ["line", "text"],
-        },
+        "items": _MATCH,
     },
     "total_matches": {"type": "integer", "description": "Lines that matched, shown or not."},
     "shown_matches": {"type": "integer"},
@@ -168,15 +170,7 @@ _SUMMARY_PROPERTIES: dict[str, Any] = {
                 "error_lines": {
                     "type": "array",
                     "description": "Error-looking lines, each with the lines after it that explain it.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "line": {"type": "integer"},
-                            "text": {"type": "string"},
-                            "after": {"type": "array", "items": _LINE},
-                        },
-                        "required": ["line", "text"],
-                    },
+                    "items": _MATCH,
                 },
                 "last_lines": {"type": "array", "items": _LINE},
                 "left_out": {"type": "object", "additionalProperties": True},
