@@ -18,6 +18,7 @@ from adapters.woodpecker_httpx.failures import (
     error_for,
     raise_transport,
     serves_web_ui,
+    shown_root,
     too_large,
 )
 from adapters.woodpecker_httpx.pool import OneOriginPool
@@ -110,11 +111,13 @@ class HttpxTransport:
         # answers before common clients stop waiting (60 s) rather than after three long waits.
         self._retry_budget = retry_budget
         self._root: httpx.URL | None = None
+        self._shown = ""  # the root as the words of a failure to reach it name it
         self._urls: dict[str, httpx.URL] = {}  # each path's URL under the root, as _target built it
         self._transport: httpx.AsyncBaseTransport | None = None
         self._closed = False
         if base_url:
             self._root = _parse_root(base_url)
+            self._shown = shown_root(self._root)
         self._headers = {
             "Accept": "application/json",
             "Accept-Encoding": "gzip, deflate",
@@ -220,7 +223,9 @@ class HttpxTransport:
                 try:
                     response = await transport.handle_async_request(request)
                 except httpx.HTTPError as exc:
-                    raise_transport(exc, self._timeout, self._connect_timeout, before_response=True)
+                    raise_transport(
+                        exc, self._timeout, self._connect_timeout, before_response=True, url=self._shown
+                    )
                 try:
                     if 300 <= response.status_code < 400:
                         raise failed(Redirected(response.status_code))
@@ -229,14 +234,16 @@ class HttpxTransport:
                     try:
                         return await consume(response)
                     except httpx.HTTPError as exc:
-                        raise_transport(exc, self._timeout, self._connect_timeout, before_response=False)
+                        raise_transport(
+                            exc, self._timeout, self._connect_timeout, before_response=False, url=self._shown
+                        )
                 finally:
                     # Shielded: after the deadline fires the connection must still be
                     # released (closed, as its body was not read), not leaked.
                     with anyio.CancelScope(shield=True):
                         await response.aclose()
         except TimeoutError:
-            raise failed(Unreachable("deadline", deadline)) from None
+            raise failed(Unreachable("deadline", deadline, url=self._shown)) from None
 
     def _target(self, path: str) -> tuple[httpx.AsyncBaseTransport, httpx.URL]:
         if self._root is None:

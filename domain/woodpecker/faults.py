@@ -127,50 +127,101 @@ class Answered(_Fact):
         return frozenset({"retry_later"}) if self.status >= 500 else frozenset()
 
 
+# Why a connection could not be opened, when the system said: nothing listens on the port, the
+# host name does not resolve, no route to the host, the connection was reset.
+Cause = Literal["refused", "unresolved", "no_route", "reset"]
+
+
 @dataclass(frozen=True, slots=True)
 class Unreachable(_Fact):
-    """No usable answer came: `how` says what failed, `seconds` the limit that passed, if any."""
+    """No usable answer came: `how` says what failed, `seconds` the limit that passed, if any.
+
+    `url` is where the request went: the server root as scheme://host:port/path, never a user, a
+    query or a token. `cause` says why a connection failed (`how="connect"`), when the system said;
+    `reason` is OpenSSL's own words for a refused certificate or a failed handshake.
+    "certificate": the port speaks TLS and its certificate was refused, the only failure that
+    WOODPECKER_CA_FILE or WOODPECKER_INSECURE_TLS can help with; "tls": the handshake failed
+    otherwise (a protocol, an alert, a hang-up), which they cannot."""
 
     how: Literal[
-        "connect_timeout", "read_timeout", "deadline", "tls", "plain_http", "connect", "closed", "other"
+        "connect_timeout",
+        "read_timeout",
+        "deadline",
+        "certificate",
+        "tls",
+        "plain_http",
+        "connect",
+        "closed",
+        "other",
     ]
     seconds: float | None = None
+    url: str = ""
+    cause: Cause | None = None
+    reason: str | None = None
 
     def words(self) -> str:
-        return _UNREACHABLE[self.how].format(seconds=self.seconds)
+        at = f" at {self.url}" if self.url else ""
+        if self.how == "connect" and self.cause is not None:
+            said, fix = _CAUSES[self.cause]
+            return f"Could not connect to Woodpecker{at}: {said}; {fix}"
+        why = f" ({self.reason})" if self.reason else ""
+        return _UNREACHABLE[self.how].format(seconds=self.seconds, at=at, why=why)
 
 
+_CAUSES: Mapping[Cause, tuple[str, str]] = {
+    "refused": (
+        "the connection was refused (nothing listens on that port)",
+        "check the port in WOODPECKER_URL and that Woodpecker is running there",
+    ),
+    "unresolved": (
+        "the host name could not be resolved",
+        "check the host name in WOODPECKER_URL for a typo, and this machine's DNS or VPN",
+    ),
+    "no_route": (
+        "the network or the host is unreachable",
+        "check the host in WOODPECKER_URL and this machine's network (VPN, firewall)",
+    ),
+    "reset": (
+        "the connection was reset before an answer",
+        "check that WOODPECKER_URL names Woodpecker's port, and any proxy or firewall in front of it",
+    ),
+}
 _UNREACHABLE: Mapping[str, str] = {
     "connect_timeout": (
-        "Could not connect to Woodpecker within {seconds:g} s: check WOODPECKER_URL and that the "
-        "server is running and reachable"
+        "Could not connect to Woodpecker{at} within {seconds:g} s (nothing answered: a wrong host or "
+        "port, or a firewall that drops the connection): check WOODPECKER_URL and that the server is "
+        "running and reachable"
     ),
     "read_timeout": (
-        "Woodpecker did not answer within {seconds:g} s; the server may be overloaded: try again "
+        "Woodpecker{at} did not answer within {seconds:g} s; the server may be overloaded: try again "
         "later or narrow the request"
     ),
     "deadline": (
-        "Woodpecker did not finish answering within {seconds:g} s; the server may be "
+        "Woodpecker{at} did not finish answering within {seconds:g} s; the server may be "
         "overloaded or the answer very large: try again later or narrow the request"
     ),
+    "certificate": (
+        "The TLS certificate of Woodpecker{at} was not accepted{why}: point WOODPECKER_CA_FILE at the "
+        "PEM of the CA that signed it, or for a self-signed certificate set WOODPECKER_INSECURE_TLS=true"
+    ),
     "tls": (
-        "The TLS handshake with Woodpecker failed (is the certificate trusted?): point "
-        "WOODPECKER_CA_FILE at the PEM of the CA that signed it, or for a self-signed "
-        "certificate set WOODPECKER_INSECURE_TLS=true"
+        "The TLS handshake with Woodpecker{at} failed{why} before any certificate was checked: check "
+        "that WOODPECKER_URL names the port where Woodpecker serves https, and any proxy in front of it "
+        "(WOODPECKER_INSECURE_TLS cannot help: it only skips the certificate check)"
     ),
     "plain_http": (
-        "WOODPECKER_URL says https://, but the server at that port answered in plain HTTP, not TLS: "
+        "WOODPECKER_URL says https://, but the server{at} answered in plain HTTP, not TLS: "
         "use http:// for this port, or the port where TLS is served (WOODPECKER_INSECURE_TLS cannot help: "
         "there is no certificate to trust)"
     ),
     "connect": (
-        "Could not connect to Woodpecker: check WOODPECKER_URL and that the server is running and reachable"
+        "Could not connect to Woodpecker{at}: check WOODPECKER_URL and that the server is running and reachable"
     ),
     "closed": (
-        "Woodpecker closed the connection without answering; try again, and if it persists "
+        "Woodpecker{at} closed the connection without answering; try again, and if it persists "
         "check the server and any proxy in front of it"
     ),
-    "other": "Talking to Woodpecker failed; check WOODPECKER_URL and the network, then try again",
+    "other": "Talking to Woodpecker{at} failed; check WOODPECKER_URL and the network, then try again",
 }
 
 

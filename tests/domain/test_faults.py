@@ -54,6 +54,13 @@ OTHERS: list[Fault] = [
     *(Unreachable(how, 12.5) for how in ("connect_timeout", "read_timeout", "deadline", "tls", "connect")),
     Unreachable("closed"),
     Unreachable("other"),
+    *(
+        Unreachable("connect", url="https://ci.example.org:443/ci", cause=cause)
+        for cause in ("refused", "unresolved", "no_route", "reset")
+    ),
+    Unreachable("certificate", url="https://ci.example.org:443", reason="self-signed certificate"),
+    Unreachable("tls", url="https://ci.example.org:443", reason="UNEXPECTED_EOF_WHILE_READING"),
+    Unreachable("plain_http", url="https://ci.example.org:443"),
     *(Unreadable(how, "the log is not valid UTF-8") for how in ("compression", "cut_off", "not_json", "log")),
     TooLarge(4 * 1024 * 1024),
     WebUi(),
@@ -173,3 +180,24 @@ def test_get_server_info_does_not_tell_to_call_itself() -> None:
     tool = WOODPECKER_TOOLS.get("get_server_info")
     text = results.failure(tool, {}, kind=_kind(error), message=str(error), fault=error.fault).text
     assert "get_server_info failed: Could not connect" in text and text.count("get_server_info") == 1, text
+
+
+UNREACHABLE = [fact for fact in OTHERS if isinstance(fact, Unreachable)]
+
+
+def test_only_a_refused_certificate_advises_the_ca_file_or_insecure_tls() -> None:
+    # The one failure trusting a CA or skipping the check can mend; elsewhere it would only weaken TLS.
+    for fact in UNREACHABLE:
+        words = fact.words()
+        advised = "WOODPECKER_CA_FILE" in words or "WOODPECKER_INSECURE_TLS=true" in words
+        assert advised == (fact.how == "certificate"), fact
+
+
+def test_a_failure_to_reach_names_the_url_it_tried_and_the_cause() -> None:
+    for fact in UNREACHABLE:
+        if fact.url:
+            assert f" at {fact.url}" in fact.words(), fact
+        if fact.reason:
+            assert f"({fact.reason})" in fact.words(), fact
+    said = {cause: Unreachable("connect", cause=cause).words() for cause in ("refused", "unresolved")}
+    assert "refused" in said["refused"] and "could not be resolved" in said["unresolved"], said

@@ -1,5 +1,6 @@
 """WOODPECKER_CA_FILE: a Woodpecker behind a private CA is trusted without switching verification off."""
 
+import asyncio
 import ssl
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -84,3 +85,22 @@ async def test_https_to_a_port_that_speaks_plain_http_says_so_and_never_advises_
     said = str(caught.value)
     assert "plain HTTP" in said and "use http://" in said
     assert "WOODPECKER_INSECURE_TLS=true" not in said
+
+
+async def test_a_handshake_that_fails_before_any_certificate_names_the_url_and_never_advises_insecure_tls(
+    make_gateway: GatewayFactory,
+) -> None:
+    # A plain listener that hangs up on the ClientHello: no certificate was ever shown to trust.
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    url = f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    try:
+        with anyio.fail_after(10), pytest.raises(Unavailable) as caught:
+            await make_gateway(url).send(GET, None)
+    finally:
+        server.close()
+    said = str(caught.value)
+    assert f"The TLS handshake with Woodpecker at {url} failed" in said, said
+    assert "WOODPECKER_INSECURE_TLS=true" not in said and "WOODPECKER_CA_FILE" not in said, said
