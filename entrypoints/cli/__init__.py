@@ -1,6 +1,6 @@
 """The `woodpecker-ci-mcp` command: stdio by default, Streamable HTTP, or the sandbox; exit 1 with one line per startup error.
 
-`parser` (the options and `--help`), `serve` (stdio and HTTP), `sandbox` (the simulated
+`parser` (the options and `--help`), `serve` (stdio and HTTP), `check` (WOODPECKER_MCP_CHECK_AT_START), `sandbox` (the simulated
 Woodpecker and this server against it), `policy` (`policy check FILE`). Only the standard library and the settings' table of
 variables load before the command is known: `--help` and `--version` must answer at once (a
 gateway may start a process per request), so they import neither pydantic, the catalogue nor

@@ -92,6 +92,14 @@ def serve(transport: str, host: str | None, port: int | None) -> int:
     if read is None:
         return 1
     settings, http = read
+    if settings.check_at_start:
+        from entrypoints.cli.check import unreachable_line
+
+        # Before the warnings: a server that does not start says one line, as a refused setting does.
+        refused = unreachable_line(settings)
+        if refused is not None:
+            say(refused)
+            return 1
     announce(settings, http)
     from entrypoints.container import build_container
 

@@ -26,7 +26,7 @@ from ports.woodpecker import Credential
 _URL, _TOKEN = "WOODPECKER_URL", "WOODPECKER_TOKEN"
 # Flags are on only for the exact string `true` (behaviour.md): their value is not trimmed,
 # so " true" is refused rather than silently taken as on.
-_EXACT_FLAGS = frozenset({"WOODPECKER_READ_ONLY", "WOODPECKER_INSECURE_TLS"})
+_EXACT_FLAGS = frozenset({"WOODPECKER_READ_ONLY", "WOODPECKER_INSECURE_TLS", "WOODPECKER_MCP_CHECK_AT_START"})
 _SETTINGS_VARIABLES = tuple(a for a in aliases(Settings) if a not in (_URL, _TOKEN))
 _HTTP_VARIABLES = aliases(HttpSettings)
 

@@ -29,7 +29,14 @@ from entrypoints.settings.variables import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_OAUTH_SCOPE,
 )
-from entrypoints.settings.woodpecker import CaFile, InsecureTls, WoodpeckerUrl, check_one_way_to_trust
+from entrypoints.settings.woodpecker import (
+    CaFile,
+    CheckAtStart,
+    InsecureTls,
+    WoodpeckerUrl,
+    check_one_way_to_trust,
+    check_reachable_needs_url,
+)
 from ports.woodpecker import Credential
 
 
@@ -50,6 +57,8 @@ class Settings(BaseModel):
     read_only: ReadOnly = Field(default=False, validation_alias="WOODPECKER_READ_ONLY")
     insecure_tls: InsecureTls = Field(default=False, validation_alias="WOODPECKER_INSECURE_TLS")
     ca_file: CaFile = Field(default=None, validation_alias="WOODPECKER_CA_FILE")
+    # Ask Woodpecker once before serving (entrypoints/cli/check.py); off: the first call finds out.
+    check_at_start: CheckAtStart = Field(default=False, validation_alias="WOODPECKER_MCP_CHECK_AT_START")
     elicitation: Elicitation = Field(default=True, validation_alias="ELICITATION")
     approval_page: ApprovalPage = Field(default="auto", validation_alias="WOODPECKER_MCP_APPROVAL_PAGE")
     approval_wait_seconds: ApprovalWait = Field(
@@ -71,8 +80,9 @@ class Settings(BaseModel):
         return self.woodpecker_url is not None and self.token is not None
 
     @model_validator(mode="after")
-    def _one_way_to_trust(self) -> "Settings":
+    def _consistent(self) -> "Settings":
         check_one_way_to_trust(self.ca_file, self.insecure_tls)
+        check_reachable_needs_url(self.check_at_start, self.woodpecker_url)
         return self
 
 

@@ -32,6 +32,11 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "exactly `true`: accept a self-signed certificate (this client only)",
     ),
     ("WOODPECKER_CA_FILE", "none", "PEM file of the private CA that signed Woodpecker's certificate"),
+    (
+        "WOODPECKER_MCP_CHECK_AT_START",
+        "false",
+        "exactly `true`: ask Woodpecker's /version once before serving; exit 1 if it does not answer",
+    ),
     ("ELICITATION", "true", "`false`: guarded tools use the two-call token instead of a dialog"),
     (
         "WOODPECKER_MCP_APPROVAL_PAGE",

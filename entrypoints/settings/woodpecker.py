@@ -1,4 +1,5 @@
-"""The Woodpecker connection: WOODPECKER_URL, WOODPECKER_TOKEN, WOODPECKER_INSECURE_TLS and WOODPECKER_CA_FILE."""
+"""The Woodpecker connection: WOODPECKER_URL, WOODPECKER_TOKEN, WOODPECKER_INSECURE_TLS, WOODPECKER_CA_FILE
+and WOODPECKER_MCP_CHECK_AT_START."""
 
 import ssl
 from typing import Annotated
@@ -62,6 +63,15 @@ def check_one_way_to_trust(ca_file: str | None, insecure_tls: bool) -> None:
         )
 
 
+def check_reachable_needs_url(check_at_start: bool, url: str | None) -> None:
+    if check_at_start and url is None:
+        raise ValueError(
+            "WOODPECKER_MCP_CHECK_AT_START=true asks Woodpecker before serving, but WOODPECKER_URL is not "
+            "set: set WOODPECKER_URL to the server root, or unset WOODPECKER_MCP_CHECK_AT_START"
+        )
+
+
 WoodpeckerUrl = Annotated[str | None, BeforeValidator(_url)]
 CaFile = Annotated[str | None, BeforeValidator(_ca_file)]
 InsecureTls = Annotated[bool, exact_flag("WOODPECKER_INSECURE_TLS")]
+CheckAtStart = Annotated[bool, exact_flag("WOODPECKER_MCP_CHECK_AT_START")]
