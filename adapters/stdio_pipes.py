@@ -18,7 +18,9 @@ What stays as the SDK does it:
 
 Where stdin or stdout is not a pipe or a socket (a regular file, a terminal, the null
 device), where stdout and stderr are one pipe, or where the loop cannot watch descriptors
-(Windows' proactor loop, another async library), `stdio_streams` is the SDK's own transport.
+(Windows' proactor loop, another async library), `stdio_streams` is the SDK's own transport,
+except that lines typed on a terminal are read on the loop (`TerminalLines`), so that Ctrl-C
+stops a server run by hand at once.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from mcp.server.stdio import stdio_server
 # One read takes what the pipe holds, up to this (a Linux pipe holds 64 KiB by default).
 CHUNK = 1 << 16
 
-__all__ = ["CHUNK", "PipeLines", "PipeWriter", "stdio_streams", "watchable"]
+__all__ = ["CHUNK", "PipeLines", "PipeWriter", "TerminalLines", "on_a_terminal", "stdio_streams", "watchable"]
 
 
 async def _ready(fd: int, watch: Callable[..., None], unwatch: Callable[[int], object]) -> None:
@@ -85,6 +87,9 @@ class PipeLines:
         except BlockingIOError:
             await _ready(self._fd, self._loop.add_reader, self._loop.remove_reader)
             return
+        self._take(data)
+
+    def _take(self, data: bytes) -> None:
         self._eof = not data
         text = self._decoder.decode(data, final=self._eof)
         *complete, rest = text.split("\n")
@@ -97,6 +102,23 @@ class PipeLines:
         if self._eof and self._partial:
             self._lines.append("".join(self._partial))
             self._partial.clear()
+
+
+class TerminalLines(PipeLines):
+    """The lines typed on a terminal. Its descriptor is shared with the shell, so it stays blocking
+    (never claimed): each read waits on the loop until the terminal holds input, and a cancellation
+    (Ctrl-C, SIGTERM) only stops the wait. The SDK's reader would sit in a worker thread's read,
+    which nothing cancels: the server would not stop until a line was typed."""
+
+    async def _fill(self) -> None:
+        await _ready(self._fd, self._loop.add_reader, self._loop.remove_reader)
+        try:
+            data = os.read(self._fd, CHUNK)
+        except BlockingIOError:  # another reader of the terminal took the input first
+            return
+        except OSError:  # EIO: the terminal hung up, as its window closed
+            data = b""
+        self._take(data)
 
 
 class PipeWriter:
@@ -190,6 +212,31 @@ async def _on_the_loop() -> AsyncIterator[Any]:
             yield streams
 
 
+def on_a_terminal() -> bool:
+    """Whether stdin is a terminal this loop can watch (a person runs the server by hand)."""
+    if sys.platform == "win32":  # pragma: no cover - the proactor loop watches no descriptors
+        return False
+    try:
+        loop = asyncio.get_running_loop()
+        if not os.isatty(0):
+            return False
+        loop.add_reader(0, lambda: None)
+    except (RuntimeError, NotImplementedError, OSError, ValueError):
+        return False
+    loop.remove_reader(0)
+    return True
+
+
+@asynccontextmanager
+async def _from_the_terminal() -> AsyncIterator[Any]:
+    # Only the reading is ours; answers go out through the SDK's own writer.
+    async with stdio_server(cast(Any, TerminalLines(0))) as streams:
+        yield streams
+
+
 def stdio_streams() -> AbstractAsyncContextManager[Any]:
-    """The session's (read, write) streams over stdin/stdout: on the loop where it can, else the SDK's."""
-    return _on_the_loop() if watchable() else stdio_server()
+    """The session's (read, write) streams over stdin/stdout: on the loop where it can (stdin from
+    a terminal read on the loop too), else the SDK's."""
+    if watchable():
+        return _on_the_loop()
+    return _from_the_terminal() if on_a_terminal() else stdio_server()

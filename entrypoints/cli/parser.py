@@ -34,7 +34,8 @@ def _environment_table() -> str:
     )
 
 
-def _version() -> str:
+def program_version() -> str:
+    """The program and its version, as `--version` prints them and a stdio server on a terminal says."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -55,7 +56,7 @@ class _VersionAction(argparse.Action):
         values: object,
         option_string: str | None = None,
     ) -> None:
-        print(_version())
+        print(program_version())
         parser.exit()
 
 

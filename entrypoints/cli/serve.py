@@ -104,11 +104,26 @@ def serve(transport: str, host: str | None, port: int | None) -> int:
     from entrypoints.container import build_container
 
     if http is None:
+        if _on_a_terminal():
+            from entrypoints.cli.parser import program_version
+
+            # Run by hand, a silent stdio server looks hung; a client's pipe is no terminal.
+            say(
+                f"{program_version()}: an MCP server on stdio, waiting for a client on stdin (Ctrl-C to stop); "
+                "see README.md for a client's settings"
+            )
         return serve_stdio(settings)
     sock = bind(http, "--port / WOODPECKER_MCP_PORT or --host / WOODPECKER_MCP_HOST")
     if sock is None:
         return 1
     return serve_http(build_container(settings, per_client=http.auth != "shared", http=http), http, sock)
+
+
+def _on_a_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except ValueError:  # stdin closed
+        return False
 
 
 # The exit code after SIGTERM, as a shell reports a process the signal ended (128 + 15), the way
