@@ -86,25 +86,23 @@ real-woodpecker: $(INSTALLED)
 real-suite: $(INSTALLED_DEV)
 	WOODPECKER_MCP_STRICT_SKIPS=1 $(BIN)pytest -q -n 0 -m real_woodpecker tests/real
 
-# The sdist and wheel a user installs (`python -m build`), then the wheel alone in a new
-# environment of its own, started from outside the checkout: it must answer tools/list; so
-# must the README's `uvx` and `pipx run` lines for the built wheel.
-DIST_VENV := dist/venv
+# The sdist and wheel a user installs (`python -m build`; `make dist` needs only `make install`, and
+# fetches `build` where the test extras did not bring it). `make dist-check` runs the README's wheel
+# lines as they are written there (scripts/readme_wheel_lines.py reads them from the README, its own
+# `make dist` first), each with a new home folder: every command a line installs or starts, started
+# from outside the checkout, must answer tools/list with every tool.
 # as many tools as this checkout's catalogue has
 TOOL_COUNT = $(shell $(PY) -c 'from domain.woodpecker.catalogue import WOODPECKER_TOOLS as t; print(len(t))')
 LIST_TOOLS = cd / && $(CURDIR)/$(PY) $(CURDIR)/scripts/list_tools.py --expect $(TOOL_COUNT)
 
-dist: $(INSTALLED_DEV)
+dist: $(INSTALLED)
+	@$(PY) -c 'import build' 2>/dev/null || $(PIP_QUIETLY) 'build>=1.2' $(QUIETLY)
 	rm -rf dist
 	$(PY) -m build --outdir dist . >/dev/null
 	@ls dist
 
-dist-check: dist
-	python3 -m venv $(DIST_VENV)
-	$(DIST_VENV)/bin/pip install -q dist/*.whl
-	cd / && $(CURDIR)/$(DIST_VENV)/bin/python $(CURDIR)/scripts/list_tools.py --expect $(TOOL_COUNT) -- $(CURDIR)/$(DIST_VENV)/bin/woodpecker-ci-mcp
-	$(LIST_TOOLS) -- $(CURDIR)/$(BIN)uvx --from $(CURDIR)/$(wildcard dist/*.whl) woodpecker-ci-mcp
-	$(LIST_TOOLS) --env PIPX_HOME=$(CURDIR)/dist/pipx -- $(CURDIR)/$(BIN)pipx run --spec $(CURDIR)/$(wildcard dist/*.whl) woodpecker-ci-mcp
+dist-check: $(INSTALLED_DEV)
+	$(PY) scripts/readme_wheel_lines.py --expect $(TOOL_COUNT)
 
 # The Claude Desktop bundle: the sdist (pyproject.toml and the packages) plus packaging/mcpb
 # (manifest.json, server/main.py), validated and packed with the npm mcpb CLI; then unpacked
