@@ -166,7 +166,7 @@ async def test_a_fresh_clone_installs_and_its_sandbox_command_serves_every_tool_
         stderr.close()
 
 
-def test_make_install_is_the_server_alone_and_make_test_installs_the_test_tools_then_lints_and_tests(
+def test_make_install_and_make_test_expand_to_the_environment_the_lint_and_the_tests(
     fresh_clone: Path,
 ) -> None:
     # `make -n` prints the commands without running them: running `make test` here would run
