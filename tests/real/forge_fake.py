@@ -73,6 +73,10 @@ class Forge:
         self.lock = threading.RLock()
         self.users: dict[str, ForgeUser] = {}
         self.orgs: dict[str, set[str]] = {}  # org name -> member logins
+        # One id per organisation, from the users' id space, as on Gitea: an id per answer, or one derived
+        # from the name's hash, could equal a user's (PYTHONHASHSEED decides) and Woodpecker then mixes up
+        # the two owners' records.
+        self.org_ids: dict[str, int] = {}
         self.repos: dict[int, ForgeRepo] = {}
         self.codes: dict[str, str] = {}  # oauth code -> login
         self.statuses: list[dict[str, Any]] = []
@@ -96,6 +100,7 @@ class Forge:
     def add_org(self, name: str, owner: str, members: tuple[str, ...] = ()) -> None:
         with self.lock:
             self.orgs[name] = {owner, *members}
+            self.org_ids[name] = self.new_id()
             self.users[owner].orgs_admin.add(name)
 
     def add_repo(
@@ -137,7 +142,7 @@ class Forge:
             owner.api(self.url)
             if owner
             else {
-                "id": abs(hash(repo.owner)) % 10_000,
+                "id": self.org_ids[repo.owner],
                 "login": repo.owner,
                 "full_name": repo.owner,
                 "email": "",
@@ -353,7 +358,7 @@ def _handler(forge: Forge) -> type[BaseHTTPRequestHandler]:
                 200,
                 [
                     {
-                        "id": forge.new_id(),
+                        "id": forge.org_ids[o],
                         "name": o,
                         "username": o,
                         "full_name": o,
@@ -492,7 +497,7 @@ def _handler(forge: Forge) -> type[BaseHTTPRequestHandler]:
             self._send(
                 200,
                 {
-                    "id": abs(hash(p["org"])) % 10_000,
+                    "id": forge.org_ids[p["org"]],
                     "name": p["org"],
                     "username": p["org"],
                     "full_name": p["org"],

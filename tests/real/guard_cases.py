@@ -116,7 +116,7 @@ def seed_guard(real: Real) -> World:
         assert repo is not None
         forge.commit(repo, "main", {".woodpecker/build.yaml": CONFIG})
     w.forge = {k: v for k, v in own.items() if v is not None}
-    for branch in ("held", "approve-me", "declined", "dev"):
+    for branch in ("held", "approve-me", "declined"):
         forge.commit(app, branch, {".woodpecker/build.yaml": CONFIG})
     with real.client(ADMIN) as http:
         for role in (
