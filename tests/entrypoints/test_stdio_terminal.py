@@ -15,20 +15,12 @@ import pytest
 from entrypoints.settings import DISTRIBUTION
 from sandbox.server import Sandbox
 from tests.entrypoints.test_cli import environment, script
+from tests.fixtures.mcp import initialize_request
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
 WAITING = "an MCP server on stdio, waiting for a client on stdin (Ctrl-C to stop); see README.md"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "tty", "version": "0"},
-    },
-}
+INITIALIZE = initialize_request("tty")
 # The terminal becomes the server's controlling terminal, as a shell's is: what is typed on it,
 # Ctrl-C included, reaches the server as it would a person's (a new session, then TIOCSCTTY).
 ON_ITS_TERMINAL = (

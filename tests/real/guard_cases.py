@@ -14,19 +14,12 @@ from typing import Any
 import httpx
 
 from tests.real.forge_fake import ForgeRepo
-from tests.real.harness import ADMIN, ORG, USER, Real, _login
+from tests.real.harness import ADMIN, ORG, PIPELINE_OK, USER, Real, _login
 from tests.real.scenario import FINISHED, _ok, _wait_status, push
 
 # A schedule that fires on January 1st only: no cron of these cases runs by itself during a test.
 YEARLY = "0 3 1 1 *"
-CONFIG = """skip_clone: true
-steps:
-  - name: build
-    image: sh
-    commands:
-      - echo building
-      - echo done
-"""
+CONFIG = PIPELINE_OK  # one step that passes
 
 
 @dataclass
