@@ -1,6 +1,7 @@
 """Shaping Woodpecker answers: schemas, untrusted markers, budgets, redaction and summaries."""
 
 import base64
+import copy
 import json
 from typing import Any
 
@@ -446,6 +447,19 @@ def test_a_tight_budget_drops_the_lines_after_the_latest_errors_before_any_error
     assert len(kept) == 4
     afters = [len(e.get("after", [])) for e in kept]
     assert afters[0] == 3 and sum(afters) < 12 and afters == sorted(afters, reverse=True)
+
+
+def test_fitting_an_entry_leaves_the_entry_it_was_made_from_as_it_was() -> None:
+    from domain.woodpecker.results.failures import _fit
+
+    entry = {
+        "error_lines": [{"line": 1, "text": "error: x", "after": [{"line": 2, "text": "w" * 500}]}],
+        "last_lines": [],
+    }
+    before = copy.deepcopy(entry)
+    room = size({**entry, "error_lines": [{"line": 1, "text": "error: x"}]}) + 5
+    assert _fit(entry, room)["error_lines"] == [{"line": 1, "text": "error: x"}]
+    assert entry == before
 
 
 def test_a_failure_summary_shares_one_budget_fairly_and_says_what_it_left_out() -> None:

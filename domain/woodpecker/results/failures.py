@@ -124,7 +124,9 @@ def _entry(failure: StepFailure) -> dict[str, Any]:
 def _fit(entry: dict[str, Any], room: int) -> dict[str, Any]:
     """The entry under `room` bytes: the oldest last lines go first, then the lines after the latest
     error lines, then the latest error lines themselves."""
-    errors, last = [dict(e) for e in entry["error_lines"]], list(entry["last_lines"])
+    # Copies, lists of after lines too: the cuts below must not reach the entry they are made from.
+    errors = [{**e, "after": list(e["after"])} if "after" in e else dict(e) for e in entry["error_lines"]]
+    last = list(entry["last_lines"])
     while size({**entry, "error_lines": errors, "last_lines": last}) > room and (errors or last):
         if last and (len(last) > 3 or not errors):
             last.pop(0)
