@@ -55,12 +55,34 @@ class ForgeCalls(Protocol):
         `execute` checks again before it sends."""
         ...
 
+    async def before_asking(self, call: ValidCall, credential: Credential | None) -> "Prelude":
+        """Before a person is asked: what one read of the call's target found, never a write. Its
+        `answer` ends a call that leaves nothing to decide (its target is not there, or its effect is
+        in place already); its `facts` are reason ids the question then says. A read that fails, or
+        a tool with nothing to read first, gives no answer (the call asks as before)."""
+        ...
+
     async def execute(
         self, call: ValidCall, credential: Credential | None, progress: Progress | None = None
     ) -> ToolResult:
         """Run the call (the guard has decided). Failures are error results, never exceptions.
         `progress` hears how a long call is going, when the client asked."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Prelude:
+    """What the read before a question found: `answer`, the whole answer of a call that leaves
+    nothing to decide (nothing was sent); `facts`, reason ids the question says (they join the
+    decision's reasons, so an approval covers only a question that said them)."""
+
+    answer: ToolResult | None = None
+    facts: frozenset[str] = frozenset()
+    # An answer that ends the call whatever it carries (the read's answer echoed the token, ADR 0047).
+    refusal: ToolResult | None = None
+
+
+NOTHING_FOUND = Prelude()
 
 
 # Writes the question a person sees for one call, given what the policy decided.

@@ -46,9 +46,13 @@ def test_a_small_benchmark_run_measures_each_path_against_its_floor(tmp_path: Pa
     assert first["peer"] is None and "first answer over stdio" in run.stdout
     guard = results["guard"]
     assert {"unguarded_write", "token", "dialog", "sealed", "floor"} == set(guard["paths"])
-    # Each way of asking ends in exactly one approval reaching Woodpecker, as the guard promises.
-    for path in ("token", "dialog", "sealed"):
-        assert [r["path"].rsplit("/", 1)[-1] for r in guard["upstream_requests"][path]] == ["approve"]
+    # Each way of asking ends in exactly one approval reaching Woodpecker, as the guard promises; before
+    # it, each call of the tool reads the pipeline once (issue 37: is there anything to approve?).
+    for path, calls in (("token", 2), ("dialog", 1), ("sealed", 2)):
+        sent = guard["upstream_requests"][path]
+        assert [r["path"].rsplit("/", 1)[-1] for r in sent if r["method"] != "GET"] == ["approve"]
+        reads = [r["path"] for r in sent if r["method"] == "GET"]
+        assert len(reads) == calls and len(set(reads)) == 1 and not reads[0].endswith("/approve")
     assert results["machine"]["nproc"] >= 1
     assert results["peer"]["skipped"] == "not run (--no-peer)" and trip["peer"] is None
     assert "versus the peer" in run.stdout and "not run (--no-peer)" in run.stdout

@@ -16,7 +16,8 @@ Reached = Literal["browser", "url_elicitation"]
 # abandoned (the call ended while the question was open: the client cancelled it, timed out on its
 # own, or went away), seal_rejected (2026-07-28), or failed. After `approved`, `abandoned` means the
 # call ended before its result was known (ADR 0048). `denied`: the operator's policy refuses every call
-# of the tool, so nothing was asked or sent (ADR 0079). `unknown`: after `approved`, the write may have
+# of the tool, so nothing was asked or sent (ADR 0079). `nothing_to_decide`: the read before the question
+# found the target gone or its effect in place, so nothing was asked or sent (issue 37). `unknown`: after `approved`, the write may have
 # reached the forge and no answer said how it went; the record's `read_back` says what one read found.
 # On the approval page (path `page`, ADR 0063): `pending` (no decision in this call's window; the page
 # stays open and a retry of the same call waits on it) and `expired` (its life ended unanswered).
@@ -36,6 +37,7 @@ Outcome = Literal[
     "failed",
     "unknown",
     "denied",
+    "nothing_to_decide",
     "pending",
     "expired",
 ]

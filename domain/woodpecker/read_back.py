@@ -61,14 +61,14 @@ def unread(why: str) -> Finding:
     return Finding("unread", f"{NOT_READ} (The read: {why.rstrip('.')}.)")
 
 
-def _status(data: Any) -> str | None:
+def status_word(data: Any) -> str | None:
     status = data.get("status") if isinstance(data, Mapping) else None
     return status if isinstance(status, str) and _STATUS_WORD.fullmatch(status) else None
 
 
 def _approved(args: Args, status: int, data: Any) -> Finding:
     what = f"pipeline {args['number']} of repository {args['repo_id']}"
-    state = _status(data)
+    state = status_word(data)
     if status == 404 or state is None:
         return Finding(
             "none", f"Read back just now, {what} could not be told apart (no status in the answer)."

@@ -28,6 +28,9 @@ RESTARTS_AS_DEPLOYMENT = "restarts_as_deployment"
 RESTARTS_DECLINED = "restarts_declined"
 RESTARTS_UNAPPROVED = "restarts_unapproved"
 RESTARTS_UNTRACED = "restarts_untraced"
+# Server facts a question says (issue 37): the pipeline comes from a fork, or whether it does could not be read.
+FROM_FORK = "from_fork"
+FORK_UNREAD = "fork_unread"
 REACTIVATES = "reactivates"
 UNKNOWN_RECORD = "unknown_record"
 RECORD_UNREAD = "record_unread"
@@ -290,6 +293,9 @@ class BypassesApproval:
             origin is None or not _reviewed(origin) or (origin is not pipeline and not _approved(origin))
         ):
             found.add(RESTARTS_UNAPPROVED)
+        if found and pipeline.get("from_fork") is True:
+            # Said where it already asks; a fork's pipeline alone is not a reason to ask about a restart.
+            found.add(FROM_FORK)
         return frozenset(found)
 
 

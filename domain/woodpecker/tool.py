@@ -16,6 +16,7 @@ from domain.woodpecker.asking import Builder
 if TYPE_CHECKING:  # requests reads the declarations, so these are imported for the types only
     from typing import TypeAlias
 
+    from domain.woodpecker.before_asking import BeforeAsking
     from domain.woodpecker.plans import FindInPages, Plan
     from domain.woodpecker.read_back import ReadBack
     from domain.woodpecker.reads import Probe
@@ -44,7 +45,8 @@ class WoodpeckerTool(ToolSpec):
     (its slashes travel literally). `current`: the reads its conditional guard compares against.
     `plan`: how it runs when that is more than its one main request (domain/woodpecker/plans.py).
     `settled`: the one read that tells whether its write took effect, when its outcome is unknown
-    (domain/woodpecker/read_back.py).
+    (domain/woodpecker/read_back.py). `before_asking`: the one read made before a person is asked,
+    which can find nothing to decide or a fact the question says (domain/woodpecker/before_asking.py).
     """
 
     answer: Answer | None = None
@@ -57,6 +59,7 @@ class WoodpeckerTool(ToolSpec):
     current: CurrentReads | None = None
     plan: "Plan | None" = None
     settled: "ReadBack | None" = None
+    before_asking: "BeforeAsking | None" = None
 
 
 def woodpecker(tool: ToolSpec) -> WoodpeckerTool:

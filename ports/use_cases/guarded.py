@@ -19,7 +19,7 @@ from typing import Any
 
 from domain.guard import outcomes
 from domain.guard.fingerprint import CONFIRM_TOKEN_ARG, fingerprint
-from domain.guard.policy import decide, denied, needs_current
+from domain.guard.policy import Decision, decide, denied, needs_current
 from ports.audit import AuditSink, AuditUnwritable
 from ports.clock import Clock
 from ports.fingerprint_keys import FingerprintKeys
@@ -134,6 +134,19 @@ class GuardedCalls:
             except ForgeError as e:
                 return Complete(outcomes.read_failed(e))
         decision = decide(spec, args, current, rules)
+        if decision.ask:
+            # One read before anyone is asked (issue 37): a call that leaves nothing to decide (its
+            # target is not there, or its effect is in place already) ends here, unasked and unsent;
+            # otherwise its facts join the reasons, so the question says them and an approval covers
+            # only a question that did. A request that carries an answer (a sealed retry, a token, a
+            # view's button) is past its question: its write meets Woodpecker's own checks.
+            prelude = await self._calls.before_asking(valid, ctx.credential)
+            if prelude.refusal is not None:
+                return Complete(prelude.refusal)
+            if prelude.answer is not None and ctx.answer is None and token is None:
+                self._audit.write(spec, args, self._path_of(ctx), "nothing_to_decide", None)
+                return Complete(prelude.answer)
+            decision = Decision(ask=True, reasons=decision.reasons | prelude.facts)
         if ctx.channel == "app" and ctx.ticket is not None and ctx.answer is not None:
             # The approval view's answer: whatever the call now is, its ticket decides whether
             # anything may run, at most once (ADR 0066).
@@ -167,6 +180,10 @@ class GuardedCalls:
         """What the approval view is told when it is shown (ADR 0066); reads only."""
         return await self._view.state(ticket, ctx)
 
+    def _path_of(self, ctx: CallContext) -> CallContext:
+        """The context as recorded: the path a question would have taken."""
+        return ctx if self._elicitation_enabled else replace(ctx, channel="token")
+
     def _denied(self, tool: str, arguments: Mapping[str, Any] | None, ctx: CallContext) -> ToolResult:
         """The answer for a tool the policy denies, recorded with the rule that refused it. The
         arguments are validated only for the record's targets; nothing else is done with them."""
@@ -175,7 +192,5 @@ class GuardedCalls:
             args: Mapping[str, Any] = self._calls.prepare(tool, arguments).without(CONFIRM_TOKEN_ARG).args
         except InvalidArguments:
             args = {}
-        if not self._elicitation_enabled:
-            ctx = replace(ctx, channel="token")  # the path a question would have taken
-        self._audit.write(spec, args, ctx, "denied", f"tools.{tool}.deny")
+        self._audit.write(spec, args, self._path_of(ctx), "denied", f"tools.{tool}.deny")
         return outcomes.denied_by_policy()

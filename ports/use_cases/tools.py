@@ -27,6 +27,7 @@ from domain.woodpecker.requests import Request
 from domain.woodpecker.tool import woodpecker
 from ports.clock import Clock
 from ports.concurrency import Concurrency
+from ports.forge import NOTHING_FOUND, Prelude
 from ports.forge import InvalidArguments as InvalidArguments
 from ports.forge import ToolResult as ToolResult
 from ports.progress import Progress
@@ -277,8 +278,7 @@ class ToolRunner:
         cred = self._credential(credential)
         result = await self.check(call, credential) or await self._answer(spec, args, cred, progress)
         if _carries(result, self._tokens(cred)):
-            fault = Echoed()
-            return results.failure(spec, args, kind="token_echoed", message=fault.words(), fault=fault)
+            return _echoed(spec, args)
         return result
 
     async def _answer(
@@ -324,6 +324,36 @@ class ToolRunner:
         if requests.is_organization(answer, org_id):
             return None
         return results.no_such_organization(spec, args, org_id)
+
+    async def before_asking(self, call: ValidCall, credential: Credential | None) -> Prelude:
+        """The read a tool declares for before its question (`before_asking`), made once: a target
+        that is not there, or (approve) a pipeline that is not blocked, is answered without a question
+        and without the write; otherwise the facts the question says. A read that fails says what it
+        could not find out (`unread`) and leaves the call to ask."""
+        spec, args = call.spec, dict(call.args)
+        first = woodpecker(spec).before_asking
+        if first is None:
+            return NOTHING_FOUND
+        read = first.request(args, requests.plan(spec, args).path)
+        try:
+            response = await self._send(read, self._credential(credential))
+            status, data = response.status, response.data
+        except NotFound:
+            status, data = 404, None
+        except TokenEchoed:
+            # An answer that echoes the token refuses the whole call (ADR 0047), never "unread".
+            return Prelude(refusal=_echoed(spec, args))
+        except WoodpeckerError:
+            return Prelude(facts=first.unread)
+        found = first.judge(args, read.path, status, data)
+        if found.settled is None:
+            return Prelude(facts=found.facts)
+        settled = found.settled
+        answer = results.failure(spec, args, kind=settled.kind, message=settled.words, status=settled.status)
+        if _carries(answer, self._tokens(self._credential(credential))):
+            # Its words name the path, so what the caller typed: the one check every result passes.
+            return Prelude(refusal=_echoed(spec, args))
+        return Prelude(answer=answer)
 
     def _setup_for_tool(self, spec: ToolSpec, credential: Credential | None) -> ToolResult | None:
         # The server's version and health need no credential: that call works before any setup,
@@ -639,6 +669,12 @@ class ToolRunner:
             budget=self.result_budget,
             text=self.text,
         )
+
+
+def _echoed(spec: ToolSpec, args: Mapping[str, Any]) -> ToolResult:
+    """The answer that replaces a result carrying the token (docs/adr/0047)."""
+    fault = Echoed()
+    return results.failure(spec, args, kind="token_echoed", message=fault.words(), fault=fault)
 
 
 def _carries(result: ToolResult, tokens: tuple[str, ...]) -> bool:

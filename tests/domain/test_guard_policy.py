@@ -629,12 +629,12 @@ RESTART = WOODPECKER_TOOLS.get("restart_pipeline")
         (
             {"status": "declined", "event": "pull_request", "from_fork": True, "reviewed_by": "ada"},
             {},
-            {"restarts_declined"},
+            {"restarts_declined", "from_fork"},  # where it asks, the question also says the fork
         ),
         (
             {"status": "killed", "event": "pull_request", "from_fork": True, "reviewed_by": ""},
             {"require_approval": "forks"},
-            {"restarts_unapproved"},
+            {"restarts_unapproved", "from_fork"},
         ),
         (
             {"status": "killed", "event": "pull_request", "from_fork": True, "reviewed_by": "ada"},

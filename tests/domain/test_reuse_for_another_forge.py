@@ -17,7 +17,7 @@ from domain.guard.question import build, labelled
 from domain.tools import Annotations, Catalogue, GuardRule, Param, ToolSpec
 from ports.asker import Answer
 from ports.credential import Credential
-from ports.forge import Forge, ForgeError, InvalidArguments, ToolResult
+from ports.forge import NOTHING_FOUND, Forge, ForgeError, InvalidArguments, Prelude, ToolResult
 from ports.use_cases.confirmations import Confirmations, RedeemOutcome
 from ports.use_cases.guarded import CallContext, CallOutcome, Complete, GuardedCalls, NeedInput
 from ports.use_cases.sealed_questions import SealedQuestions
@@ -245,6 +245,9 @@ class GardenCalls:
 
     async def check(self, call: ValidCall, credential: Credential | None) -> ToolResult | None:
         return None
+
+    async def before_asking(self, call: ValidCall, credential: Credential | None) -> Prelude:
+        return NOTHING_FOUND
 
     async def execute(self, call: ValidCall, credential: Credential | None) -> ToolResult:
         args = call.args

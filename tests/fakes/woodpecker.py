@@ -32,3 +32,12 @@ class FakeWoodpecker:
 
     async def step_log(self, path: str, window: LogWindowRequest, credential: Credential | None) -> LogWindow:
         return LogWindow(lines=(), total_lines=0)
+
+
+# Repository 5 and its pipeline 12, waiting for approval, for tests that delete the one or approve the
+# other: the guard reads the target before asking, and answers one it cannot find (or a pipeline not
+# blocked) without a question.
+HELD_PIPELINE: Mapping[str, Any] = {
+    "/api/repos/5": {"id": 5, "full_name": "acme/five"},
+    "/api/repos/5/pipelines/12": {"id": 512, "number": 12, "status": "blocked"},
+}

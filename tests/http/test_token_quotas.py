@@ -49,7 +49,7 @@ async def test_a_callers_flood_of_first_calls_leaves_the_admins_pending_token_re
             token = issued.structured_content["confirm_token"]
             # Eight times the store's whole bound of first calls by the other principal.
             for number in range(1000, 1000 + 8 * 4 * QUOTA):
-                flood = await flooder.call_tool("delete_pipeline", {"repo_id": 1, "number": number})
+                flood = await flooder.call_tool("delete_pipeline_logs", {"repo_id": 1, "number": number})
                 assert flood.structured_content is not None and "confirm_token" in flood.structured_content
             assert sandbox.state_changing_requests() == []
             assert len(store) == QUOTA + 1
@@ -76,11 +76,13 @@ async def test_a_caller_filling_its_used_nonces_freezes_only_its_own_approvals(
             mcp_client(url, sandbox.user_token, elicitation_callback=Person()) as flooder,
         ):
             for number in range(1000, 1000 + QUOTA):
-                acted = await ask_and_answer(flooder, "delete_pipeline", {"repo_id": 1, "number": number})
+                acted = await ask_and_answer(
+                    flooder, "delete_pipeline_logs", {"repo_id": 1, "number": number}
+                )
                 assert isinstance(acted, types.CallToolResult), acted
             # Its quota of live approvals is spent: its next yes earns a fresh question, nothing sent.
             sent = len(sandbox.state_changing_requests())
-            frozen = await ask_and_answer(flooder, "delete_pipeline", {"repo_id": 1, "number": 2000})
+            frozen = await ask_and_answer(flooder, "delete_pipeline_logs", {"repo_id": 1, "number": 2000})
             assert isinstance(frozen, types.InputRequiredResult), frozen
             assert len(sandbox.state_changing_requests()) == sent
             # The admin's approval is not frozen by it.

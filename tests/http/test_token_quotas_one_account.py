@@ -48,7 +48,7 @@ async def test_one_account_rotating_its_token_does_not_freeze_the_admins_approva
                 async with mcp_client(url, bearer, elicitation_callback=Person()) as flooder:
                     for number in range(1000, 1000 + QUOTA):
                         args = {"repo_id": 1, "number": number}
-                        acted = await ask_and_answer(flooder, "delete_pipeline", args)
+                        acted = await ask_and_answer(flooder, "delete_pipeline_logs", args)
                         # The first bearer fills the account's quota of used nonces; every later
                         # bearer of the same account finds it full and is asked again.
                         kind = types.CallToolResult if round_ == 0 else types.InputRequiredResult

@@ -22,7 +22,7 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.asker import Answer, no_answer
 from ports.use_cases.guarded import CallContext, Complete
 from ports.woodpecker import Credential
-from tests.fakes.woodpecker import FakeWoodpecker
+from tests.fakes.woodpecker import HELD_PIPELINE, FakeWoodpecker
 from tests.fixtures.mcp import MODES, Person, build_harness_on
 
 pytestmark = pytest.mark.anyio
@@ -30,7 +30,10 @@ pytestmark = pytest.mark.anyio
 
 def fake() -> FakeWoodpecker:
     return FakeWoodpecker(
-        {"/api/repos/5": {"id": 5, "require_approval": "all_events", "visibility": "private"}}
+        {
+            **HELD_PIPELINE,
+            "/api/repos/5": {"id": 5, "require_approval": "all_events", "visibility": "private"},
+        }
     )
 
 

@@ -32,6 +32,7 @@ from tests.mcp import test_guard_recheck as recheck
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.browser, pytest.mark.node]
 
 APPROVE = {"repo_id": 1, "number": 11}
+HELD_TOO = {"repo_id": 3, "number": 3}
 PLANNED = [("POST", "/api/repos/1/pipelines/11/approve")]
 # guard.md §1c: a push on dev of umbrella/infra, which requires approval for every event, asks.
 TRIGGER = {"repo_id": 3, "branch": "dev"}
@@ -139,10 +140,11 @@ async def test_the_view_in_headless_chromium_declines_approves_once_and_shows_a_
         await host.screenshot(f"approval-view-shown-again-{mode}.png")
         assert writes(sandbox) == PLANNED
 
-        # A fresh question answers the keyboard: Enter on a focused Decline declines it.
-        third = await client.call_tool("approve_pipeline", dict(APPROVE))
+        # A fresh question (another held pipeline: the first is approved now) answers the keyboard: Enter
+        # on a focused Decline declines it.
+        third = await client.call_tool("approve_pipeline", dict(HELD_TOO))
         await host.mount()
-        assert await host.show(dict(APPROVE), third) == "open"
+        assert await host.show(dict(HELD_TOO), third) == "open"
         await host.press_enter_on("decline")
         by_keyboard = await host.serve_one_call()
         assert by_keyboard is not None and by_keyboard.structured_content is not None
@@ -156,7 +158,7 @@ async def test_the_view_in_headless_chromium_declines_approves_once_and_shows_a_
         meta = {**(third.meta or {})[APPROVAL_META_KEY], "question": markup}
         forged = third.model_copy(update={"meta": {**(third.meta or {}), APPROVAL_META_KEY: meta}})
         await host.mount()
-        await host.show(dict(APPROVE), forged)
+        await host.show(dict(HELD_TOO), forged)
         (card,) = await host.cards()
         assert (card["question"], card["children"]) == (markup, "0")
         assert await host.in_view("document.title") == "Approve a Woodpecker CI change"

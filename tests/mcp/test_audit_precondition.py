@@ -67,9 +67,12 @@ async def test_a_guarded_call_whose_audit_cannot_be_written_asks_nobody_and_send
                 read = await client.call_tool("get_repository", {"repo_id": 1})
     assert_refused(refused, path, capsys.readouterr().err)
     assert person.questions == []
-    # Reads go on; the refused call sent nothing at all.
+    # Reads go on; the refused call sent only the read of its target made before any question, no write.
     assert not read.is_error
-    assert [r.path for r in sandbox.requests] == ["/api/repos/1"]
+    assert [(r.method, r.path) for r in sandbox.requests] == [
+        ("GET", "/api/repos/1/secrets/deploy_token"),
+        ("GET", "/api/repos/1"),
+    ]
 
 
 @pytest.mark.parametrize("how", HOW)

@@ -119,6 +119,13 @@ def missing_from_text(structured: dict[str, Any], text: str) -> list[str]:
     return missing
 
 
+# Through the guard, the read before the question answers these failures without a question and
+# without the write (issue 37); the tool runner alone (tests/use_cases) meets Woodpecker's own answer.
+BEFORE_ASKING = {
+    ("approve_pipeline", "rejected"): ("not_blocked", "so nobody was asked and nothing was sent")
+}
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("transport", [in_process, over_http], ids=["memory", "http"])
 async def test_every_tool_succeeds_and_fails_with_its_hint_through_a_real_client(
@@ -145,6 +152,7 @@ async def test_every_tool_succeeds_and_fails_with_its_hint_through_a_real_client
                             f"{tool} {args}: the text lacks {missing[:5]} ({len(missing)} in all)"
                         )
                 for tool, _, args, kind, phrase in failures.get(login, []):
+                    kind, phrase = BEFORE_ASKING.get((tool, kind), (kind, phrase))
                     sandbox.reset()
                     result = await client.call_tool(tool, args)
                     error = (result.structured_content or {}).get("error") or {}

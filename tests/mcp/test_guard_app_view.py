@@ -32,7 +32,7 @@ from domain.woodpecker.approval_view import (
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
 from sandbox.server import Sandbox
-from tests.fakes.woodpecker import FakeWoodpecker
+from tests.fakes.woodpecker import HELD_PIPELINE, FakeWoodpecker
 from tests.fixtures.mcp import (
     MODES,
     Person,
@@ -281,7 +281,7 @@ def test_the_view_is_self_contained_and_inserts_the_question_as_text() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 async def test_over_http_a_ticket_is_its_callers_own(mode: str) -> None:
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
     args = {"repo_id": 5, "number": 12}

@@ -207,12 +207,14 @@ async def test_an_expired_state_earns_a_fresh_question(sandbox: Sandbox) -> None
 
 async def test_a_state_for_other_arguments_earns_a_fresh_question(sandbox: Sandbox) -> None:
     async with harness_for(sandbox, sandbox.admin_token) as harness:
-        state = await first_state(harness, {"repo_id": 5, "number": 12})
-        again = await fresh_question_then(harness, sandbox, state, args={"repo_id": 12, "number": 5})
+        state = await first_state(harness, {"repo_id": 3, "number": 3})
+        again = await fresh_question_then(harness, sandbox, state, args={"repo_id": 1, "number": 11})
     assert isinstance(again, types.InputRequiredResult)
     request = (again.input_requests or {})["confirm"]
     assert isinstance(request, types.ElicitRequest)
-    assert "pipeline 5 of repository 12" in request.params.message
+    # The fresh question is the other call's own, its server facts included.
+    assert "pipeline 11 of repository 1" in request.params.message
+    assert "\nFrom a fork: yes" in request.params.message
 
 
 async def test_a_state_issued_to_another_principal_earns_a_fresh_question(sandbox: Sandbox) -> None:

@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import mcp_types as types
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -18,11 +19,15 @@ from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
     invariant,
+    multiple,
     rule,
     run_state_machine_as_test,
 )
 from mcp import Client
 
+from domain.woodpecker import requests
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from domain.woodpecker.tool import woodpecker
 from sandbox.server import Sandbox
 from tests.fixtures.mcp import Harness, Person, build_harness, elicit_result
 
@@ -32,11 +37,12 @@ SEAL_TTL = 600.0
 TOKEN_TTL = 300.0
 
 # Always-asking calls whose question does not depend on stored state, each one write when it runs.
-# Siblings (index ^ 1) differ only in the order of their targets or in their body, which is exactly
-# what the binding must tell apart.
+# Siblings (index ^ 1) differ only in their targets (their order, for most) or in their body, which is
+# exactly what the binding must tell apart. The tools that read their target before asking (issue 37)
+# ask only while there is something to decide: the model reads what that read would find (`settled`).
 CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("approve_pipeline", {"repo_id": 5, "number": 12}),
-    ("approve_pipeline", {"repo_id": 12, "number": 5}),
+    ("approve_pipeline", {"repo_id": 1, "number": 11}),
+    ("approve_pipeline", {"repo_id": 3, "number": 3}),
     ("delete_pipeline", {"repo_id": 1, "number": 10}),
     ("delete_pipeline", {"repo_id": 10, "number": 1}),
     ("set_log_level", {"level": "disabled"}),
@@ -171,6 +177,20 @@ class GuardMachine(RuleBasedStateMachine):
     def now(self) -> float:
         return self.harness.clock.now()
 
+    def settled(self, index: int) -> bool:
+        """Whether the read before this call's question finds nothing to decide (its target gone, or a
+        pipeline to approve no longer blocked): then it asks nobody and sends nothing."""
+        tool, args = CALLS[index]
+        first = woodpecker(WOODPECKER_TOOLS.get(tool)).before_asking
+        if first is None:
+            return False
+        read = first.request(args, requests.plan(WOODPECKER_TOOLS.get(tool), args).path)
+        answer = httpx.get(
+            f"{self.sandbox.url}{read.path}", headers={"Authorization": f"Bearer {self.sandbox.admin_token}"}
+        )
+        data = answer.json() if answer.status_code == 200 else None
+        return first.judge(args, read.path, answer.status_code, data).settled is not None
+
     def _call(self, client: Client, index: int, **extra: Any) -> Any:
         tool, args = CALLS[index]
         return self.portal.call(lambda: client.call_tool(tool, {**args, **extra}))
@@ -190,14 +210,20 @@ class GuardMachine(RuleBasedStateMachine):
     @rule(index=calls, reply=replies)
     def dialog(self, index: int, reply: Any) -> None:
         self.person.reply = reply
+        asked, settled = len(self.person.questions), self.settled(index)
         self._call(self.push, index)
-        self.expected += reply == "accept"
+        assert len(self.person.questions) == asked + (not settled)
+        self.expected += reply == "accept" and not settled
 
     # ------------------------------------------------------------------ sealed (2026-07-28)
 
     @rule(target=questions, index=calls)
-    def ask(self, index: int) -> Question:
+    def ask(self, index: int) -> Any:
+        settled = self.settled(index)
         result = self._retry(index)
+        if settled:
+            assert isinstance(result, types.CallToolResult) and result.is_error, result
+            return multiple()
         assert isinstance(result, types.InputRequiredResult)
         assert result.request_state is not None
         return Question(index, result.request_state, self.now() + SEAL_TTL)
@@ -213,6 +239,8 @@ class GuardMachine(RuleBasedStateMachine):
         index = presented_with(how, question.call, anyone)
         state = {"tampered": tamper(question.state), "none": None}.get(state_kind, question.state)
         responses = None if reply is None else {"confirm": elicit_result(reply)}
+        # A retry without an answer is a first call again: it asks only while there is something to decide.
+        unasked = reply is None and self.settled(index)
         result = self._retry(index, input_responses=responses, request_state=state)
         valid = index == question.call and state_kind == "as_issued" and self.now() < question.expires_at
         replayed = question.state in self.consumed
@@ -222,7 +250,7 @@ class GuardMachine(RuleBasedStateMachine):
         self.expected += acts
         if valid and reply == "accept" and replayed:
             valid = False  # a replayed yes is no answer: a fresh question
-        if acts or (valid and reply is not None):
+        if acts or (valid and reply is not None) or unasked:
             assert isinstance(result, types.CallToolResult)
         else:
             assert isinstance(result, types.InputRequiredResult), (how, reply)
@@ -230,9 +258,13 @@ class GuardMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------ token (no dialog)
 
     @rule(target=tokens, index=calls)
-    def first_call(self, index: int) -> Token:
+    def first_call(self, index: int) -> Any:
+        settled = self.settled(index)
         result = self._call(self.plain, index)
         assert result.structured_content is not None
+        if settled:
+            assert result.is_error and "confirm_token" not in result.structured_content
+            return multiple()
         token = result.structured_content["confirm_token"]
         self.pending[index] = (token, self.now() + TOKEN_TTL)
         return Token(index, token)

@@ -60,13 +60,13 @@ async def test_a_token_acts_once_for_its_own_call_and_says_what_it_proves(
     assert token not in repr(harness.audit.events)
 
 
-async def test_an_approval_for_5_12_is_not_one_for_12_5(sandbox: Sandbox) -> None:
+async def test_an_approval_for_1_11_is_not_one_for_11_1(sandbox: Sandbox) -> None:
     async with harness_for(sandbox, sandbox.admin_token) as harness:
         with anyio.fail_after(15):
             async with Client(harness.server, mode="legacy") as client:
-                token = token_of(await client.call_tool("approve_pipeline", {"repo_id": 5, "number": 12}))
+                token = token_of(await client.call_tool("approve_pipeline", {"repo_id": 1, "number": 11}))
                 swapped = await client.call_tool(
-                    "approve_pipeline", {"repo_id": 12, "number": 5, "confirm_token": token}
+                    "approve_pipeline", {"repo_id": 11, "number": 1, "confirm_token": token}
                 )
     assert swapped.is_error
     assert sandbox.state_changing_requests() == []

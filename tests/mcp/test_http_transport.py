@@ -17,7 +17,7 @@ from starlette.middleware import Middleware
 from adapters.mcp_http import build_http_app
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from ports.woodpecker import Credential
-from tests.fakes.woodpecker import FakeWoodpecker
+from tests.fakes.woodpecker import HELD_PIPELINE, FakeWoodpecker
 from tests.fixtures.mcp import (
     MODES,
     Person,
@@ -54,7 +54,7 @@ def _last_result(response: httpx.Response) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_dialog_reaches_the_person_over_http_in_both_eras(mode: str) -> None:
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     person = Person("accept")
     with anyio.fail_after(20):
@@ -68,7 +68,7 @@ async def test_a_dialog_reaches_the_person_over_http_in_both_eras(mode: str) -> 
 
 
 async def test_capabilities_are_read_from_each_modern_request_never_remembered() -> None:
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     call = {"name": "delete_repository", "arguments": {"repo_id": 5}}
     with anyio.fail_after(20):
@@ -100,7 +100,7 @@ async def test_capabilities_are_read_from_each_modern_request_never_remembered()
 
 
 async def test_a_foreign_host_header_is_refused_before_anything_runs() -> None:
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     with anyio.fail_after(20):
         async with serving(build_http_app(harness.server)) as base:
@@ -118,7 +118,7 @@ async def test_a_foreign_host_header_is_refused_before_anything_runs() -> None:
 
 
 async def test_a_legacy_session_answers_only_the_principal_that_opened_it() -> None:
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
     with anyio.fail_after(20):
@@ -158,7 +158,7 @@ async def test_a_legacy_session_answers_only_the_principal_that_opened_it() -> N
 
 
 async def test_over_http_the_principal_from_the_asgi_scope_binds_the_question() -> None:
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
     args = {"repo_id": 5, "number": 12}
@@ -240,7 +240,7 @@ async def _kinds_of_answer(app: Any, capabilities: dict[str, Any]) -> tuple[str,
 
 
 async def test_only_a_session_that_may_be_asked_gets_an_event_stream_everything_else_plain_json() -> None:
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     with anyio.fail_after(30):
         asked = await _kinds_of_answer(build_http_app(harness.server), {"elicitation": {"form": {}}})
@@ -254,7 +254,7 @@ async def test_only_a_session_that_may_be_asked_gets_an_event_stream_everything_
 
 
 async def test_a_session_opened_without_elicitation_falls_back_to_the_token_not_a_dialog() -> None:
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     with anyio.fail_after(20):
         async with serving(build_http_app(harness.server)) as base:
@@ -285,7 +285,7 @@ async def _open_legacy_session(http: httpx.AsyncClient, who: str) -> dict[str, s
 
 async def test_a_second_session_header_does_not_let_another_principal_answer_a_pushed_question() -> None:
     # The gate and the SDK must read the same session id: the SDK takes the first of two headers.
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
     call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}
@@ -323,7 +323,7 @@ async def test_a_second_session_header_does_not_let_another_principal_answer_a_p
 async def test_requests_that_open_no_session_do_not_push_a_live_session_out_of_the_owner_map() -> None:
     # The SDK names a session in every answer to a request without one, then drops it when the
     # answer is an error; the gate must not remember those, or anyone could evict live sessions.
-    harness = build_harness_on(FakeWoodpecker(), Credential("t"))
+    harness = build_harness_on(FakeWoodpecker(HELD_PIPELINE), Credential("t"))
     app = build_http_app(harness.server, max_sessions=1, middleware=[Middleware(PrincipalFromHeader)])
     ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
     with anyio.fail_after(30):
@@ -346,7 +346,7 @@ async def test_a_pushed_question_answered_with_no_elicitation_result_is_no_answe
 ) -> None:
     # What a client or gateway that mangles the reply sends back on the wire (the SDK's own client
     # would refuse to): no answer, cause "malformed", in the result and the audit; nothing runs.
-    woodpecker = FakeWoodpecker()
+    woodpecker = FakeWoodpecker(HELD_PIPELINE)
     harness = build_harness_on(woodpecker, Credential("t"))
     app = build_http_app(harness.server, middleware=[Middleware(PrincipalFromHeader)])
     call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}

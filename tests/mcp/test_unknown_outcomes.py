@@ -1,7 +1,8 @@
 """A write whose request may have reached Woodpecker and whose answer was lost is said as unknown, never
 "try again" (guard.md §7, issue 34): the result reads back what Woodpecker holds and says what happened,
 the audit records `unknown` with the read-back's finding, and a new approval of the same call is a new
-question that says an earlier attempt's outcome was unknown. A real fault-injecting HTTP proxy sits
+question that says an earlier attempt's outcome was unknown, unless the read before that question finds
+the effect in place (issue 37): then nobody is asked and nothing is sent. A real fault-injecting HTTP proxy sits
 between the real server and the sandbox's socket; the SDK's client drives the server (docs/adr/0025).
 """
 
@@ -43,24 +44,24 @@ def assert_unknown(result: types.CallToolResult, read_back: str) -> str:
 
 async def _call_twice(
     sandbox: Sandbox, fault: Fault, tool: str, args: dict[str, Any], mode: str = "legacy"
-) -> tuple[types.CallToolResult, Person, Any]:
-    """One approved call through the proxy's fault, then the same call again (whose question is read)."""
+) -> tuple[types.CallToolResult, types.CallToolResult, Person, Any]:
+    """One approved call through the proxy's fault, then the same call again."""
     person = Person()
     with anyio.fail_after(60):
         async with fault_proxy(sandbox.url, fault) as proxy:
             async with harness_for(proxy.url, sandbox.admin_token) as harness:
                 async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                     first = await client.call_tool(tool, dict(args))
-                    await client.call_tool(tool, dict(args))
+                    again = await client.call_tool(tool, dict(args))
     assert proxy.broken, "the fault never hit"
-    return first, person, harness
+    return first, again, person, harness
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 async def test_an_approval_whose_answer_is_lost_is_unknown_and_reads_back_the_pipeline(
     sandbox: Sandbox, fault: Fault
 ) -> None:
-    first, person, harness = await _call_twice(sandbox, fault, "approve_pipeline", APPROVE)
+    first, again, person, harness = await _call_twice(sandbox, fault, "approve_pipeline", APPROVE)
     text = assert_unknown(first, "approved")
     assert "pipeline 11 of repository 1 is no longer blocked" in text and "the approval took effect" in text
     # It reached Woodpecker once; the audit says unknown, with what the read found, never failed.
@@ -69,11 +70,15 @@ async def test_an_approval_whose_answer_is_lost_is_unknown_and_reads_back_the_pi
     events = [e for e in harness.audit.events if e["tool"] == "approve_pipeline"]
     assert [e["outcome"] for e in events[:3]] == ["asked", "approved", "unknown"]
     assert events[2]["read_back"] == "approved"
-    # The same call approved again is a new question, which says the earlier attempt was unknown.
-    assert len(person.questions) == 2
-    assert EARLIER_UNKNOWN not in person.questions[0]
-    assert person.questions[1].endswith(EARLIER_UNKNOWN)
-    assert person.questions[1].startswith(person.questions[0])
+    # The same call again finds the pipeline no longer blocked: nobody is asked, nothing is sent.
+    assert len(person.questions) == 1 and EARLIER_UNKNOWN not in person.questions[0]
+    assert again.is_error and "is not blocked" in text_of(again) and "nothing was sent" in text_of(again)
+    assert len([r for r in sandbox.state_changing_requests() if r.path.endswith("/approve")]) == len(
+        approvals
+    )
+    assert [e["outcome"] for e in harness.audit.events if e["tool"] == "approve_pipeline"][3:] == [
+        "nothing_to_decide"
+    ]
 
 
 async def test_an_approval_whose_answer_never_comes_is_unknown_after_the_read_time_out(
@@ -110,24 +115,34 @@ async def test_a_504_for_a_write_that_never_reached_woodpecker_reads_back_still_
             async with harness_for(proxy.url, sandbox.admin_token) as harness:
                 async with Client(harness.server, mode=mode, elicitation_callback=person) as client:
                     result = await client.call_tool("approve_pipeline", dict(APPROVE))
+                    again = await client.call_tool("approve_pipeline", dict(APPROVE))
     text = assert_unknown(result, "still_blocked")
     assert "is still blocked: the approval has not taken effect" in text
+    # Still blocked, so the same call again is a new question, which says the earlier attempt was unknown.
+    assert len(person.questions) == 2
+    assert EARLIER_UNKNOWN not in person.questions[0]
+    assert person.questions[1].endswith(EARLIER_UNKNOWN)
+    assert person.questions[1].startswith(person.questions[0])
+    assert_unknown(again, "still_blocked")  # (the proxy answers every approval 504 without sending it)
     assert sandbox.state_changing_requests() == []
-    assert harness.audit.outcomes()[-1] == "unknown"
-    assert harness.audit.events[-1]["read_back"] == "still_blocked"
+    assert harness.audit.outcomes()[2] == "unknown"
+    assert harness.audit.events[2]["read_back"] == "still_blocked"
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 async def test_a_delete_whose_answer_is_lost_says_whether_the_secret_is_gone(
     sandbox: Sandbox, fault: Fault
 ) -> None:
-    first, person, harness = await _call_twice(sandbox, fault, "delete_secret", DELETE_SECRET)
+    first, again, person, harness = await _call_twice(sandbox, fault, "delete_secret", DELETE_SECRET)
     text = assert_unknown(first, "gone")
     assert "no longer holds the secret: the delete took effect" in text
     events = [e for e in harness.audit.events if e["tool"] == "delete_secret"]
     assert [e["outcome"] for e in events[:3]] == ["asked", "approved", "unknown"]
     assert events[2]["read_back"] == "gone"
-    assert person.questions[1].endswith(EARLIER_UNKNOWN)
+    # Deleted it was: the same call again asks nobody and sends nothing.
+    assert len(person.questions) == 1
+    assert again.is_error and again.structured_content is not None
+    assert again.structured_content["error"]["kind"] == "not_found"
 
 
 async def test_a_move_that_answers_500_after_moving_on_311_reads_back_moved(sandbox_311: Sandbox) -> None:

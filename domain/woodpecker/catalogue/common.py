@@ -7,6 +7,7 @@ from typing import Any
 from domain.tools import Annotations, Arg, BodyField, Endpoint, GuardRule, Is, Param, Source, When
 from domain.woodpecker.answers import Answer
 from domain.woodpecker.asking import Builder
+from domain.woodpecker.before_asking import BeforeAsking
 from domain.woodpecker.plans import Plan
 from domain.woodpecker.read_back import ReadBack
 from domain.woodpecker.rules import HELD_EVENTS
@@ -216,6 +217,7 @@ def write_tool(
     current: CurrentReads | None = None,
     plan: Plan | None = None,
     settled: ReadBack | None = None,
+    before_asking: BeforeAsking | None = None,
 ) -> WoodpeckerTool:
     """A write tool, with its annotations and, when it asks a person, its guard rule, question and why."""
     return WoodpeckerTool(
@@ -242,6 +244,7 @@ def write_tool(
         current=current,
         plan=plan,
         settled=settled,
+        before_asking=before_asking,
     )
 
 

@@ -3,6 +3,7 @@
 from domain.tools import Arg, Endpoint, Fixed, GuardRule, Param, ToolSpec
 from domain.woodpecker.answers import Done, Listed, One
 from domain.woodpecker.asking import Ask
+from domain.woodpecker.before_asking import EXISTING
 from domain.woodpecker.catalogue.common import (
     BRANCH_RULES,
     CONFIRM_TOKEN,
@@ -284,6 +285,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     write_tool(
         "delete_cron",
         settled=gone("cron"),
+        before_asking=EXISTING,
         group="crons",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "cron_id"),

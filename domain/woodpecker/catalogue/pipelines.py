@@ -9,6 +9,7 @@ from domain.tools import Arg, Catalogue, Endpoint, GuardRule, Is, Param, ToolSpe
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, FailedSteps, Ids, Listed, One, Waited
 from domain.woodpecker.asking import Ask, because
+from domain.woodpecker.before_asking import BLOCKED, EXISTING
 from domain.woodpecker.catalogue.common import (
     BRANCH_RULES,
     CONFIRM_TOKEN,
@@ -81,6 +82,22 @@ _VARIABLE_NAME_RULES: Mapping[str, Any] = {
 
 # Documented additions beyond the shared catalogue (see the package's docstring).
 ADDED: tuple[str, ...] = ("get_pipeline_failure_summary", "resolve", "wait_for_pipeline")
+
+
+# The fork, a server fact (Woodpecker's from_fork), on its own labelled line of the questions that
+# run a pipeline's code (issue 37): approve_pipeline reads it before asking (before_asking.BLOCKED),
+# restart_pipeline with the source pipeline its rule reads, where it asks.
+_FROM_FORK = because(
+    r.FROM_FORK,
+    "Its code comes from a fork, a repository other than this one: whoever can push to the fork wrote "
+    "it, and it runs with this repository's secrets.",
+    lambda args: ["From a fork: yes (Woodpecker's from_fork)"],
+)
+_FORK_UNREAD = because(
+    r.FORK_UNREAD,
+    "Whether its code comes from a fork could not be read: assume it does.",
+    lambda args: ["From a fork: unknown (the pipeline could not be read)"],
+)
 
 
 def _restart_sources(args: Mapping[str, Any]) -> Mapping[str, Request | Probe] | None:
@@ -578,6 +595,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "Under the repository's current settings the original pipeline needs an approval and none "
                     "is on record: this goes around approve_pipeline.",
                 ),
+                _FROM_FORK,
             ),
             fields=True,
         ),
@@ -607,6 +625,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     write_tool(
         "approve_pipeline",
         settled=APPROVED,
+        before_asking=BLOCKED,
         group="pipelines",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "number"),
@@ -634,6 +653,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "The pipeline runs with this repository's secrets, and its code comes from the source "
                 "that opened it.",
             ),
+            when=(_FROM_FORK, _FORK_UNREAD),
         ),
         why="The held pipeline runs with the repository's secrets.",
     ),
@@ -662,6 +682,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     write_tool(
         "delete_pipeline",
         settled=gone("pipeline"),
+        before_asking=EXISTING,
         group="pipelines",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id", "number"),

@@ -4,6 +4,7 @@ from domain.tools import Arg, GuardRule, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, Listed, One
 from domain.woodpecker.asking import Ask, because, given
+from domain.woodpecker.before_asking import EXISTING
 from domain.woodpecker.catalogue.common import (
     AT_SCOPE,
     CONFIRM_TOKEN,
@@ -223,6 +224,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     write_tool(
         "delete_registry",
         settled=gone("registry"),
+        before_asking=EXISTING,
         group="registries",
         annotations=WRITE_DESTRUCTIVE,
         admin="instance_scope",

@@ -8,6 +8,7 @@ from domain.tools import Arg, Endpoint, Fixed, GuardRule, Is, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, Listed, One
 from domain.woodpecker.asking import Ask, because
+from domain.woodpecker.before_asking import REPOSITORY_EXISTING
 from domain.woodpecker.catalogue.common import (
     CONFIRM_TOKEN,
     EVENTS,
@@ -650,6 +651,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     write_tool(
         "delete_repository",
         settled=REPOSITORY_GONE,
+        before_asking=REPOSITORY_EXISTING,
         group="repositories",
         annotations=WRITE_DESTRUCTIVE,
         guard=asks_always("repo_id"),

@@ -7,6 +7,7 @@ from domain.tools import Arg, Endpoint, GuardRule, Is, Param, ToolSpec
 from domain.woodpecker import rules as r
 from domain.woodpecker.answers import Done, Listed, One
 from domain.woodpecker.asking import Ask, because
+from domain.woodpecker.before_asking import EXISTING
 from domain.woodpecker.catalogue.common import (
     AT_SCOPE,
     CONFIRM_TOKEN,
@@ -394,6 +395,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     write_tool(
         "delete_secret",
         settled=gone("secret"),
+        before_asking=EXISTING,
         group="secrets",
         annotations=WRITE_DESTRUCTIVE,
         admin="instance_scope",

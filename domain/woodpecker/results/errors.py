@@ -62,6 +62,8 @@ _HINTS: Mapping[str, tuple[str, Step | None]] = {
         "Woodpecker refused the request's content: check the arguments against the tool's description.",
         None,
     ),
+    # The read before the question found no approval waiting (issue 37): nothing was sent.
+    "not_blocked": ("Only a blocked pipeline waits for approval: get_pipeline shows its status.", None),
     # An argument refused after validation (a search pattern the engine cannot compile): the message
     # names it, and nothing about the connection or the rights could help.
     "invalid_arguments": ("Correct the argument the message names and call again.", None),
