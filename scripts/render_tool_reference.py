@@ -22,8 +22,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from domain.tools import BodyField, Catalogue, Endpoint, Fixed, Merged, Param, Source, ToolSpec  # noqa: E402  (needs ROOT on sys.path)
+from domain.woodpecker.answers import Glance, Listed  # noqa: E402  (needs ROOT on sys.path)
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS  # noqa: E402  (needs ROOT on sys.path)
 from domain.woodpecker.questions import WHY_IT_ASKS  # noqa: E402  (needs ROOT on sys.path)
+from domain.woodpecker.tool import woodpecker  # noqa: E402  (needs ROOT on sys.path)
 
 DEFAULT_OUTPUT = ROOT / "docs" / "tools.md"
 
@@ -201,6 +203,23 @@ def _annotations(tool: ToolSpec) -> str:
     return " · ".join(f"{name} {str(value).lower()}" for name, value in pairs)
 
 
+def _kept(glance: Glance) -> str:
+    names = []
+    for kept in glance.fields:
+        names.append(f"`{kept.name}` (with `{kept.name}_at`)" if kept.kind == "time" else f"`{kept.name}`")
+    names += [f"`{key}` ({_kept(inner)})" for key, inner in glance.nested]
+    return ", ".join(names)
+
+
+def _glance_sentence(key: str, glance: Glance) -> str:
+    """What each entry of a list keeps (docs/adr/0070)."""
+    return (
+        f"Each entry of `{key}` keeps only {_kept(glance)}; times are Unix seconds with the same time "
+        f"in ISO 8601 UTC beside them, and an empty value is left out. Every field of one: "
+        f"`{glance.more}`."
+    )
+
+
 def _tool_section(tool: ToolSpec) -> list[str]:
     markers = [f"`{tool.kind}`"]
     if tool.essential:
@@ -235,6 +254,9 @@ def _tool_section(tool: ToolSpec) -> list[str]:
             f"reads the current object to decide: {'yes' if tool.guard.needs_current_state else 'no'}.",
             "",
         ]
+    answer = woodpecker(tool).answer
+    if isinstance(answer, Listed) and answer.glance is not None:
+        out += [_glance_sentence(answer.key, answer.glance), ""]
     out += [f"Annotations: {_annotations(tool)}.", ""]
     if tool.notes:
         out += ["Notes:", ""]

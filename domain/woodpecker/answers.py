@@ -5,13 +5,46 @@ results/shaping.py).
 """
 
 from dataclasses import dataclass
+from typing import Literal
+
+# How a kept field is read: `id` a positive integer (0 is none), `flag` a boolean kept only when
+# true, `time` Unix seconds (0 is not yet) kept beside `<name>_at` in ISO 8601 UTC, `subject` the
+# first line of the first non-empty source, cut short, `ref` a ref left out when it only names the
+# entry's branch.
+FieldKind = Literal["id", "string", "boolean", "flag", "time", "subject", "ref"]
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A field each entry of a list keeps: its name, how it is read, where from (its name by default)."""
+
+    name: str
+    kind: FieldKind
+    sources: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Glance:
+    """What each entry of a list keeps (the fields a person acts on), `nested` objects kept the same
+    way, and `more`: the call that has every field of one entry. `pipeline`: where an entry's
+    pipeline is (None: the entry is one; else the key of a nested one) and `repo`: the entry's field
+    holding its repository's id (None: the call's repo_id), for the summary's statuses."""
+
+    fields: tuple[Kept, ...]
+    more: str
+    nested: tuple[tuple[str, "Glance"], ...] = ()
+    pipeline: str | None = None
+    repo: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Listed:
-    """A list under `key`, trimmed to the budget by whole entries."""
+    """A list under `key`, trimmed to the budget by whole entries; with a `glance`, each entry keeps
+    only its fields (docs/adr/0070)."""
 
     key: str
+    glance: Glance | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -146,7 +146,8 @@ def test_a_list_and_its_text_together_stay_under_the_budget_dropping_whole_entri
     names: list[str], budget: int, mode: Any
 ) -> None:
     tool = WOODPECKER_TOOLS.get("list_repositories")
-    entries = [{"id": i, "full_name": name} for i, name in enumerate(names)]
+    # Ids from 1 and non-empty names: the list keeps neither a 0 id nor an empty name (ADR 0070).
+    entries = [{"id": i, "full_name": name + "x"} for i, name in enumerate(names, start=1)]
     shaped = shape(tool, {"scope": "account"}, entries, budget=budget, text=mode)
     assert wire_size(shaped.structured, shaped.text) <= budget
     kept = shaped.structured["repositories"]

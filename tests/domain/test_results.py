@@ -19,6 +19,7 @@ from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import (
     AGENT_TOKEN_MARKER,
     ERROR_PATTERN,
+    ERROR_SIGNS,
     UNTRUSTED_WARNING,
     LogLine,
     LogMatch,
@@ -130,8 +131,10 @@ def test_untrusted_markers_are_on_exactly_the_catalogues_untrusted_tools(tool: A
 
 def test_the_summary_names_count_repository_and_page() -> None:
     tool = WOODPECKER_TOOLS.get("list_pipelines")
-    shaped = shape(tool, _args(tool) | {"repo_id": 3}, [{"number": i} for i in range(12)])
-    assert shaped.text.splitlines()[1] == "12 pipelines of repository 3 (page 1)."
+    shaped = shape(tool, _args(tool) | {"repo_id": 3}, [{"number": i} for i in range(1, 13)])
+    assert shaped.text.splitlines()[1] == (
+        "12 pipelines of repository 3 (page 1). Every field of one: get_pipeline(repo_id, number)."
+    )
     assert shaped.structured["count"] == 12 and "next_page" not in shaped.structured
 
 
@@ -235,7 +238,8 @@ def test_a_filtered_trigger_reports_that_no_pipeline_was_created() -> None:
 
 def test_lists_over_budget_drop_whole_entries_and_say_how_to_narrow() -> None:
     tool = WOODPECKER_TOOLS.get("list_pipelines")
-    entries = [{"number": i, "message": "m" * 1_000} for i in range(100)]
+    # A long subject is cut to 72 characters, so each entry carries a 1,000-character ref instead.
+    entries = [{"number": i, "ref": "r" * 1_000} for i in range(1, 101)]
     shaped = shape(tool, _args(tool), entries, budget=20_000)
     kept = shaped.structured["pipelines"]
     assert size(shaped.structured) <= 20_000
@@ -431,6 +435,18 @@ def test_each_error_line_brings_the_lines_after_it_that_are_not_error_lines_them
     # At most AFTER_LINES after each, none that is shown as an error line, none for a line with nothing after.
     assert [[a["line"] for a in e.get("after", [])] for e in lines] == [[12, 13], [12], []]
     assert "after" not in lines[2]
+
+
+def test_the_error_signs_are_listed_only_when_asked() -> None:
+    # The same 13 names in every summary cost every call; a caller that wants them asks (ADR 0070).
+    step = {"id": 7, "name": "test", "state": "failure", "exit_code": 1}
+    failure = StepFailure("ci", step, errors=[LogLine(3, "error: x")], error_count=1, total_lines=5)
+    args, pipeline = {"repo_id": 1, "number": 2}, {"status": "failure"}
+    plain = shape_failure_summary(SUMMARY_TOOL, validate(SUMMARY_TOOL, args), pipeline, [failure])
+    asked = shape_failure_summary(SUMMARY_TOOL, args | {"error_signs": True}, pipeline, [failure])
+    assert "error_signs" not in plain.structured and "error_signs" not in plain.text
+    assert asked.structured["error_signs"] == [name for name, _ in ERROR_SIGNS]
+    assert json.loads(asked.text.splitlines()[2])["error_signs"] == asked.structured["error_signs"]
 
 
 def test_a_tight_budget_drops_the_lines_after_the_latest_errors_before_any_error_line() -> None:

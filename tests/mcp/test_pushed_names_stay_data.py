@@ -150,7 +150,8 @@ async def test_invisible_characters_are_escaped_in_every_text_and_read_back_exac
     (line,) = decide(text_of(pipeline))[1]
     assert json.loads(line)["pipeline"]["message"] == INVISIBLE_COMMIT  # JSON escapes decode to the data
     assert "\\udb40\\udc63" in line  # U+E0063, a tag "c", as JSON writes it: visible
-    assert INVISIBLE_COMMIT in [p["message"] for p in json.loads(decide(text_of(listed))[1][0])["pipelines"]]
+    # A list keeps the message's first line as the pipeline's subject (docs/adr/0070); this one is it whole.
+    assert INVISIBLE_COMMIT in [p["subject"] for p in json.loads(decide(text_of(listed))[1][0])["pipelines"]]
     numbered = [LOG_LINE.sub("", line, count=1) for line in decide(text_of(logs))[1][1:]]
     assert [visible.unescape(line) for line in numbered] == list(INVISIBLE_LOG)
     assert "--- FAIL: TestBidi (0.01s) \\u{202E}evil\\u{202C} \\u{2067}isolated\\u{2069}" in numbered[2]

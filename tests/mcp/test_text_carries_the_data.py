@@ -138,8 +138,13 @@ async def test_framing_forgeries_in_the_sandbox_stay_inside_data_lines(sandbox: 
             )
 
             text, structured = await call("list_pipelines", repo_id=3)
-            (data,) = check_framing(text, r"4 pipelines of repository 3 \(page 1\)\.", set())
-            assert FRAMING_COMMIT in [p["message"] for p in json.loads(data)["pipelines"]]
+            listed = re.escape(
+                "4 pipelines of repository 3 (page 1). 2 failed: pipelines 4, 2; 1 blocked (awaiting "
+                "approval): pipeline 3. Every field of one: get_pipeline(repo_id, number)."
+            )
+            (data,) = check_framing(text, listed, set())
+            # A list keeps a pipeline's subject, the message's first line (docs/adr/0070).
+            assert FRAMING_COMMIT.splitlines()[0] in [p["subject"] for p in json.loads(data)["pipelines"]]
 
             text, structured = await call("get_step_logs", repo_id=3, number=2, step_id=30204)
             numbers = {line["line"] for line in structured["lines"]}

@@ -508,6 +508,6 @@ async def test_a_list_of_one_says_one_of_a_thing(call: Call) -> None:
     # "1 pipelines of repository 1" read as a slip, and a model quoting it repeats it.
     result = await call("list_pipelines", "ada", repo_id=1, status="failure")
     assert result.structured["count"] == 1
-    assert "\n1 pipeline of repository 1 (page 1).\n" in result.text, result.text
+    assert "\n1 pipeline of repository 1 (page 1). 1 failed: pipeline 2. " in result.text, result.text
     many = await call("list_repositories", "ada")
     assert f"{many.structured['count']} repositories of this account" in many.text, many.text

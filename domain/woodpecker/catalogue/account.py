@@ -5,6 +5,7 @@ from domain.woodpecker.answers import Listed, One
 from domain.woodpecker.catalogue.common import (
     read_tool,
 )
+from domain.woodpecker.glances import FEED
 
 TOOLS: tuple[ToolSpec, ...] = (
     read_tool(
@@ -33,6 +34,6 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "there are none."
             ),
         ),
-        answer=Listed("feed"),
+        answer=Listed("feed", FEED),
     ),
 )

@@ -26,6 +26,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.glances import FEED, PIPELINE
 from domain.woodpecker.plans import FailureSummary, Resolve, WaitForPipeline
 from domain.woodpecker.read_back import APPROVED, gone
 from domain.woodpecker.reads import Probe
@@ -325,7 +326,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "An unknown event or status, or before/after that are not RFC 3339, answer 400.",
             "ref is a substring (SQL LIKE) match; before/after compare with created.",
         ),
-        answer=Listed("pipelines"),
+        answer=Listed("pipelines", PIPELINE),
     ),
     read_tool(
         "get_pipeline",
@@ -386,7 +387,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         notes=(
             ("Answers [Feed] (repo_id, full_name and pipeline summary fields); not paged; always an array."),
         ),
-        answer=Listed("pipelines"),
+        answer=Listed("pipelines", FEED),
     ),
     write_tool(
         "trigger_pipeline",
@@ -710,7 +711,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         essential=True,
         untrusted_output=True,
         description=("Why a pipeline failed: failed steps' exit codes, error-like and last log lines."),
-        params=(REPO_ID, NUMBER),
+        params=(
+            REPO_ID,
+            NUMBER,
+            Param(
+                "error_signs",
+                "boolean",
+                False,
+                "Also list what counts as an error-looking line.",
+                constraints={"default": False},
+            ),
+        ),
         endpoints=(
             Endpoint("GET", "/api/repos/{repo_id}/pipelines/{number}"),
             Endpoint(
@@ -720,7 +731,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         notes=(
             "Each failed step's log is read once: its last 30 lines and up to 20 error-looking lines (all are "
             "counted), each with the 3 lines after it that explain it (a test's file:line and want/got, a "
-            "traceback); the list of error signs is domain/woodpecker/results/failures.py's ERROR_SIGNS.",
+            "traceback); the list of error signs is domain/woodpecker/results/failures.py's ERROR_SIGNS, in "
+            "the result only with error_signs=true.",
             "No log read starts after 30 s of the call (READ_SECONDS), so that it answers before clients "
             "give up (commonly after 60 s): a step left unread says so and names the call that reads it.",
         ),

@@ -25,6 +25,7 @@ from domain.woodpecker.catalogue.common import (
     read_tool,
     write_tool,
 )
+from domain.woodpecker.glances import REPOSITORY
 from domain.woodpecker.read_back import MOVED, REPOSITORY_GONE
 from domain.woodpecker.reads import Probe
 from domain.woodpecker.requests import Request, lookup_repository, segment
@@ -161,7 +162,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "refused with an error naming its scope, not silently dropped."
             ),
         ),
-        answer=Listed("repositories"),
+        answer=Listed("repositories", REPOSITORY),
     ),
     read_tool(
         "get_repository",

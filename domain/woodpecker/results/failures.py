@@ -174,9 +174,10 @@ def _summary(
             k: pipeline[k] for k in ("number", "status", "event", "branch", "commit") if k in pipeline
         },
         "failed_step_count": len(failures),
-        "error_signs": [name for name, _ in ERROR_SIGNS],
-        "failed_steps": [],
     }
+    if args.get("error_signs"):  # the same list in every summary: only when asked (docs/adr/0070)
+        header["error_signs"] = [name for name, _ in ERROR_SIGNS]
+    header["failed_steps"] = []
     entries = [_entry(f) for f in failures]
     room = max(budget - size(header) - 200, 0)
     needs = [size(e) + 1 for e in entries]

@@ -12,6 +12,7 @@ from domain.woodpecker.answers import (
     Analysed,
     Done,
     FailedSteps,
+    Glance,
     Ids,
     Listed,
     LogLines,
@@ -31,7 +32,13 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
     props: dict[str, Any] = {}
     answer = woodpecker(tool).answer
     if isinstance(answer, Listed):
-        item = {"type": "string"} if tool.name == "list_repository_branches" else dict(_OPEN_OBJECT)
+        item = (
+            {"type": "string"}
+            if tool.name == "list_repository_branches"
+            else _glance_schema(answer.glance)
+            if answer.glance is not None
+            else dict(_OPEN_OBJECT)
+        )
         props[answer.key] = {"type": "array", "items": item}
         props["count"] = {"type": "integer", "description": "Entries in this result."}
         props["dropped"] = {
@@ -77,6 +84,24 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
         props["untrusted"] = {"type": "boolean", "const": True}
         props["source"] = {"type": "string", "const": "woodpecker"}
     return {"type": "object", "properties": props, "additionalProperties": True}
+
+
+_KIND_TYPES = {"id": "integer", "time": "integer", "boolean": "boolean", "flag": "boolean"}
+
+
+def _glance_schema(glance: Glance) -> dict[str, Any]:
+    """A list entry as its glance keeps it: exactly these fields, each with one type."""
+    props: dict[str, Any] = {}
+    for kept in glance.fields:
+        props[kept.name] = {"type": _KIND_TYPES.get(kept.kind, "string")}
+        if kept.kind == "time":
+            props[kept.name]["description"] = "Unix seconds; absent when not yet."
+            props[f"{kept.name}_at"] = {"type": "string", "description": f"{kept.name} in ISO 8601 UTC."}
+        if kept.description:
+            props[kept.name]["description"] = kept.description
+    for key, inner in glance.nested:
+        props[key] = _glance_schema(inner)
+    return {"type": "object", "properties": props, "additionalProperties": False}
 
 
 _LOG_PROPERTIES: dict[str, Any] = {

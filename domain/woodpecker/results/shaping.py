@@ -9,6 +9,7 @@ from domain.woodpecker.answers import Done, Listed, One, Value
 from domain.woodpecker.results.budget import RESULT_BUDGET, copied, fit_object, fit_prefix, size
 from domain.woodpecker.results.configs import decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, ShapeError, as_list
+from domain.woodpecker.results.glance import at_a_glance, statuses
 from domain.woodpecker.results.kinds import ENTRY_KIND
 from domain.woodpecker.results.redaction import redact, scrub, target
 from domain.woodpecker.results.render import Summarised, TextMode, fit, render
@@ -90,6 +91,8 @@ def _list_shaper(
     else:
         kind = ENTRY_KIND.get(key, "")
         items = [_clean(kind, e) for e in as_list(data)]
+        if answer.glance is not None:
+            items = [at_a_glance(e, answer.glance) for e in items]
     if "page" in args:
         out["page"] = args["page"]
         out["per_page"] = args["per_page"]
@@ -101,7 +104,7 @@ def _list_shaper(
 
     def fitted(room: int) -> Summarised:
         fitting = fit_prefix(out, key, items, room, narrow)
-        return Summarised(fitting, _list_text(tool, args, fitting, key))
+        return Summarised(fitting, _list_text(tool, answer, args, fitting))
 
     return fitted
 
@@ -188,7 +191,8 @@ def _scope_text(args: Mapping[str, Any]) -> str:
     return "global scope"
 
 
-def _list_text(tool: ToolSpec, args: Mapping[str, Any], out: Mapping[str, Any], key: str) -> str:
+def _list_text(tool: ToolSpec, answer: Listed, args: Mapping[str, Any], out: Mapping[str, Any]) -> str:
+    key = answer.key
     noun = key.replace("_", " ")
     if tool.name == "get_pipeline_config":
         where = f" of pipeline {args.get('number')} of repository {args.get('repo_id')}"
@@ -209,10 +213,15 @@ def _list_text(tool: ToolSpec, args: Mapping[str, Any], out: Mapping[str, Any], 
         where = ""
     page = f" (page {out['page']})" if "page" in out else ""
     text = f"{out['count']} {_one(noun) if out['count'] == 1 else noun}{where}{page}."
+    glance = answer.glance
+    if glance is not None and (worth := statuses(out[key], glance, args.get("repo_id"))):
+        text += f" {'Latest pipelines: ' if glance.pipeline else ''}{worth}."
     if "dropped" in out:
         text += f" {out['dropped']} more left out to fit the size budget."
     if "next_page" in out:
         text += f" More may follow: page {out['next_page']}."
+    if glance is not None and glance.more:
+        text += f" Every field of one: {glance.more}."
     return text
 
 
