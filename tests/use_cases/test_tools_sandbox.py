@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from domain.woodpecker.results import AGENT_TOKEN_MARKER, UNTRUSTED_WARNING
+from domain.woodpecker.results import AGENT_TOKEN_MARKER, ERROR_SIGNS, UNTRUSTED_WARNING
 from tests.use_cases.conftest import Call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -511,3 +511,12 @@ async def test_a_list_of_one_says_one_of_a_thing(call: Call) -> None:
     assert "\n1 pipeline of repository 1 (page 1). 1 failed: pipeline 2. " in result.text, result.text
     many = await call("list_repositories", "ada")
     assert f"{many.structured['count']} repositories of this account" in many.text, many.text
+
+
+async def test_the_failure_summary_lists_its_error_signs_only_when_asked(call: Call) -> None:
+    plain = await call("get_pipeline_failure_summary", "ada", repo_id=6, number=2)
+    asked = await call("get_pipeline_failure_summary", "ada", repo_id=6, number=2, error_signs=True)
+    assert "error_signs" not in plain.structured and '"error_signs"' not in plain.text
+    assert asked.structured["error_signs"] == [name for name, _ in ERROR_SIGNS]
+    # The same failed steps either way.
+    assert asked.structured["failed_steps"] == plain.structured["failed_steps"]
