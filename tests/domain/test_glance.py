@@ -180,3 +180,24 @@ def test_no_pushed_text_reaches_the_summary_line(branch: str, message: str, name
         "2 feed entries (latest pipeline per repository). 1 failed: pipeline 2 of repository 4. "
         "Every field of one: get_pipeline(repo_id, number)."
     )
+
+
+def test_a_pipeline_object_and_its_workflows_and_steps_carry_iso_times_beside_the_seconds() -> None:
+    tool = WOODPECKER_TOOLS.get("get_pipeline")
+    step = {"id": 60203, "pid": 3, "name": "test", "state": "failure", "started": 1760602005, "finished": 0}
+    workflow = {
+        "id": 6021,
+        "name": "linux",
+        "started": 1760602005,
+        "finished": 1760602125,
+        "children": [step],
+    }
+    shaped = shape(tool, validate(tool, {"repo_id": 6, "number": 2}), PIPELINE | {"workflows": [workflow]})
+    pipeline = shaped.structured["pipeline"]
+    assert (pipeline["created"], pipeline["created_at"]) == (1760602000, "2025-10-16T08:06:40Z")
+    assert pipeline["updated_at"] == iso(1760602125) and "timestamp_at" not in pipeline
+    (shown,) = pipeline["workflows"]
+    assert shown["finished_at"] == "2025-10-16T08:08:45Z"
+    # A step not finished (0) has no finished_at; its start has one.
+    assert shown["steps"] == [step | {"started_at": "2025-10-16T08:06:45Z"}]
+    assert json.loads(shaped.text.splitlines()[2])["pipeline"] == pipeline

@@ -8,6 +8,7 @@ from typing import Any
 from domain.woodpecker.answers import Glance, Kept
 
 SUBJECT = 72  # characters of a pipeline's subject
+_YEAR_10000 = 253_402_300_800  # Unix seconds past what datetime can write
 NAMED = 5  # pipelines named per status in a summary
 # The statuses a summary counts, in its order, with the words it says them in; other statuses
 # (success, skipped, canceled, declined, created) are in the data only.
@@ -21,6 +22,19 @@ _WORTH_A_LOOK: tuple[tuple[str, frozenset[str]], ...] = (
 def iso(seconds: int) -> str:
     """Unix seconds as ISO 8601 UTC, to the second: 2025-10-10T16:16:40Z."""
     return datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+PIPELINE_TIMES = ("created", "updated", "started", "finished")  # of a pipeline, its workflows and steps
+
+
+def with_times(obj: Mapping[str, Any], keys: tuple[str, ...] = PIPELINE_TIMES) -> dict[str, Any]:
+    """A copy of `obj` with `<key>_at` (ISO 8601 UTC) after each of its `keys` that holds Unix seconds."""
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        out[key] = value
+        if key in keys and _is_id(value) and value < _YEAR_10000:
+            out[f"{key}_at"] = iso(value)
+    return out
 
 
 def at_a_glance(entry: Any, glance: Glance) -> Any:
@@ -43,7 +57,7 @@ def _keep(out: dict[str, Any], kept: Kept, entry: Mapping[str, Any]) -> None:
     if kept.kind in ("id", "time"):
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             out[kept.name] = value
-            if kept.kind == "time" and value < 253_402_300_800:  # datetime's year 9999
+            if kept.kind == "time" and value < _YEAR_10000:
                 out[f"{kept.name}_at"] = iso(value)
     elif kept.kind == "boolean":
         if isinstance(value, bool):

@@ -9,7 +9,7 @@ from domain.woodpecker.answers import Done, Listed, One, Value
 from domain.woodpecker.results.budget import RESULT_BUDGET, copied, fit_object, fit_prefix, size
 from domain.woodpecker.results.configs import decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, ShapeError, as_list
-from domain.woodpecker.results.glance import at_a_glance, statuses
+from domain.woodpecker.results.glance import at_a_glance, statuses, with_times
 from domain.woodpecker.results.kinds import ENTRY_KIND
 from domain.woodpecker.results.redaction import redact, scrub, target
 from domain.woodpecker.results.render import Summarised, TextMode, fit, render
@@ -154,13 +154,20 @@ def _clean(kind: str, entry: Any) -> Any:
     cleaned = scrub(kind, entry)
     if kind == "user":
         cleaned["admin"] = bool(cleaned.get("admin", False))
-    if kind == "pipeline" and isinstance(cleaned.get("workflows"), list):
-        cleaned["workflows"] = [
-            {**{k: v for k, v in w.items() if k != "children"}, "steps": w.get("children") or []}
-            if isinstance(w, Mapping)
-            else w
-            for w in cleaned["workflows"]
-        ]
+    if kind == "pipeline":
+        cleaned = with_times(cleaned)  # ISO 8601 UTC beside each time (docs/adr/0070)
+        if isinstance(cleaned.get("workflows"), list):
+            cleaned["workflows"] = [
+                {
+                    **with_times({k: v for k, v in w.items() if k != "children"}),
+                    "steps": [
+                        with_times(s) if isinstance(s, Mapping) else s for s in w.get("children") or []
+                    ],
+                }
+                if isinstance(w, Mapping)
+                else w
+                for w in cleaned["workflows"]
+            ]
     return cleaned
 
 
