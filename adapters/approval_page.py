@@ -36,7 +36,7 @@ from domain.guard.approval_page import (
     read_form,
     render,
 )
-from ports.approval_pages import Offered, PageOpener, Shown
+from ports.approval_pages import Approver, Asking, Offered, PageOpener, Shown
 from ports.progress import Progress
 
 logger = logging.getLogger(__name__)
@@ -144,7 +144,14 @@ class BrowserApprovalPages:
             self._browser = await anyio.to_thread.run_sync(self._opener, "")
         return self._browser
 
-    async def show(self, key: str, question: str, ttl_seconds: int, via: PageOpener | None = None) -> Shown:
+    async def show(
+        self,
+        key: str,
+        question: str,
+        ttl_seconds: int,
+        via: PageOpener | None = None,
+        asking: Asking | None = None,
+    ) -> Shown:
         if self._pending(key) is not None:
             return "shown"
         await self._serve()
@@ -162,7 +169,9 @@ class BrowserApprovalPages:
             return "unavailable"
         return "shown"
 
-    async def offer(self, key: str, question: str, ttl_seconds: int) -> Offered | None:
+    async def offer(
+        self, key: str, question: str, ttl_seconds: int, asking: Asking | None = None
+    ) -> Offered | None:
         page = self._pending(key)
         if page is None:
             try:
@@ -229,6 +238,9 @@ class BrowserApprovalPages:
             # Decided (or collected by another call of the same key): a retry opens a new page.
             self._by_key.pop(key, None)
         return collected
+
+    def decided_by(self, key: str) -> Approver | None:
+        return None  # on 127.0.0.1 nobody signs in: the person at this machine answers
 
     # ------------------------------------------------------------------ the server
 

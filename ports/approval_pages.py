@@ -4,6 +4,7 @@ A page is keyed by the call it asks about (its keyed fingerprint and the reasons
 retry of the same call waits on the same page, and another call never collects its answer.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -36,6 +37,26 @@ class Offered:
     elicitation_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class Approver:
+    """Who answered a page behind a sign-in (OAuth mode): the identity provider's subject, a name or
+    e-mail for the audit, and whether they are someone other than the caller (four eyes held)."""
+
+    subject: str
+    name: str
+    other_than_caller: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """Who asks a page's question (OAuth mode): the tool, the caller's principal (by default only the
+    caller may answer), and where a refused answer is recorded (the audit), as it happens."""
+
+    tool: str
+    principal: str | None
+    refused: Callable[[Approver], None]
+
+
 class ApprovalPages(Protocol):
     # How long one call waits for the page's decision (WOODPECKER_MCP_APPROVAL_WAIT_SECONDS): under
     # the 60 s after which clients commonly give up.
@@ -45,14 +66,23 @@ class ApprovalPages(Protocol):
         """Whether a browser can be opened at all (a graphical one, or the program `$BROWSER` names)."""
         ...
 
-    async def show(self, key: str, question: str, ttl_seconds: int, via: PageOpener | None = None) -> Shown:
+    async def show(
+        self,
+        key: str,
+        question: str,
+        ttl_seconds: int,
+        via: PageOpener | None = None,
+        asking: Asking | None = None,
+    ) -> Shown:
         """Put `question` on a page for `key` in front of the person: the page already open for `key`
         (no second tab), or a new one, opened in the browser or offered `via` the client. `unavailable`:
         no browser could be opened (or the client could not be asked); `refused`: the person would not
         open it."""
         ...
 
-    async def offer(self, key: str, question: str, ttl_seconds: int) -> Offered | None:
+    async def offer(
+        self, key: str, question: str, ttl_seconds: int, asking: Asking | None = None
+    ) -> Offered | None:
         """The link of the page for `key`: the one still pending for it (the same URL again), or a new
         one showing `question`. Opens nothing: the client offers it. None: no page can be served."""
         ...
@@ -65,4 +95,8 @@ class ApprovalPages(Protocol):
         """Wait up to `window_seconds` for the page of `key` to be decided. A decision is collected
         exactly once; `pending` when none came in the window (the page stays open), `expired` when
         the page's life ended unanswered."""
+        ...
+
+    def decided_by(self, key: str) -> Approver | None:
+        """Who decided the page of `key` that `wait` last collected, once (None: nobody signed in)."""
         ...

@@ -108,9 +108,18 @@ def read_form(body: bytes) -> dict[str, str] | None:
     return {name: values[0] for name, values in fields.items()}
 
 
-def render(page: Page, action: str, outcome: PageOutcome, *, server: str, forge: str) -> str:
+def render(
+    page: Page,
+    action: str,
+    outcome: PageOutcome,
+    *,
+    server: str,
+    forge: str,
+    signed_in: str | None = None,
+) -> str:
     """The page's HTML: the question, the outcome, and the form while it is pending. `server` and
-    `forge` are the program's and the forge's names, ours (never a forge-written text)."""
+    `forge` are the program's and the forge's names, ours (never a forge-written text). `signed_in`:
+    over HTTP, the name of the person signed in to answer (escaped here)."""
     question = html.escape(page.question, quote=True)
     form = ""
     if outcome == "pending":
@@ -131,9 +140,45 @@ def render(page: Page, action: str, outcome: PageOutcome, *, server: str, forge:
         "border-radius:.4rem}button{font-size:1.1rem;padding:.5rem 1.2rem;margin:.3rem .6rem .3rem 0}"
         "</style></head><body>"
         f"<h1>An AI client asks to do this on {html.escape(forge)}</h1>"
-        f"<p>The MCP server {html.escape(server)}, run by you on this machine, puts this question to you, "
-        "not to the model. Nothing is done unless you approve it here.</p>"
+        f"{_intro(server, signed_in)}"
         f'<pre id="question">{question}</pre>'
         f'<p id="outcome" data-outcome="{outcome}"><strong>{outcome}</strong>: {_SAID[outcome]}</p>'
         f"{form}</body></html>"
+    )
+
+
+def _intro(server: str, signed_in: str | None) -> str:
+    if signed_in is None:
+        return (
+            f"<p>The MCP server {html.escape(server)}, run by you on this machine, puts this question to you, "
+            "not to the model. Nothing is done unless you approve it here.</p>"
+        )
+    return (
+        f"<p>The MCP server {html.escape(server)} puts this question to a signed-in person, not to the "
+        "model. Nothing is done unless you approve it here.</p>"
+        f'<p id="signed-in">Signed in as <strong>{html.escape(signed_in, quote=True)}</strong>.</p>'
+    )
+
+
+def render_refused(question: str, *, who: list[str], signed_in: str, four_eyes: bool, forge: str) -> str:
+    """The page for a signed-in person who may not answer: who may, and that nothing was done."""
+    reason = (
+        "This question needs a second person: the one whose call asks it may not approve it."
+        if four_eyes
+        else "You are not among the people who may answer this question."
+    )
+    listed = "".join(f"<li>{html.escape(w, quote=True)}</li>" for w in who) or "<li>nobody else</li>"
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Not yours to answer</title>"
+        "<style>body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;"
+        "line-height:1.45}pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:1rem;"
+        "border-radius:.4rem}</style></head><body>"
+        f"<h1>You may not answer this {html.escape(forge)} question</h1>"
+        f'<p id="signed-in">Signed in as <strong>{html.escape(signed_in, quote=True)}</strong>.</p>'
+        f'<p id="refused" data-four-eyes="{str(four_eyes).lower()}">{reason} Nothing was done.</p>'
+        f'<p>Who may answer:</p><ul id="who">{listed}</ul>'
+        f'<pre id="question">{html.escape(question, quote=True)}</pre>'
+        "</body></html>"
     )

@@ -21,6 +21,8 @@ Reached = Literal["browser", "url_elicitation"]
 # reached the forge and no answer said how it went; the record's `read_back` says what one read found.
 # On the approval page (path `page`, ADR 0063): `pending` (no decision in this call's window; the page
 # stays open and a retry of the same call waits on it) and `expired` (its life ended unanswered).
+# `refused` (OAuth mode's page): a signed-in person who may not answer tried to (not listed, or the
+# caller on a four-eyes tool); the question stays open for someone who may.
 Outcome = Literal[
     "asked",
     "approved",
@@ -40,6 +42,7 @@ Outcome = Literal[
     "nothing_to_decide",
     "pending",
     "expired",
+    "refused",
 ]
 
 # Target names whose string values are a fixed vocabulary (not typed by anyone) and may be kept.
@@ -86,6 +89,8 @@ def audit_event(
     policy: str | None = None,
     read_back: str | None = None,
     reached: Reached | None = None,
+    approver: tuple[str, str] | None = None,
+    four_eyes: bool | None = None,
 ) -> dict[str, object]:
     """The record: ISO-8601 UTC time, tool, target ids, short fingerprint, path, outcome, principal.
 
@@ -96,6 +101,8 @@ def audit_event(
     added its question, names that rule (`tools.NAME.deny`, `tools.NAME.ask`): the record then has it.
     `read_back`, for an `unknown` outcome, is the forge's fixed word for what one read found since
     ("approved", "still_blocked", "gone", "none" when no read can tell, ...).
+    `approver` (OAuth mode's page): the subject and the name or e-mail of the person who signed in to
+    answer; `four_eyes`: whether that person is someone other than the caller.
     """
     event: dict[str, object] = {
         "event": "guard",
@@ -112,6 +119,10 @@ def audit_event(
     if reached is not None:
         # The `page` path: how the page came before the person (ADR 0063, 0064).
         event["reached"] = reached
+    if approver is not None:
+        event["approver"] = {"sub": approver[0], "name": approver[1]}
+    if four_eyes is not None:
+        event["four_eyes"] = four_eyes
     if read_back is not None:
         event["read_back"] = read_back if _PLAIN_VALUE.fullmatch(read_back) else "unreadable"
     return event

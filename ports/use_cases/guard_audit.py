@@ -12,6 +12,7 @@ from typing import Any
 from domain.guard.audit import Outcome, Path, audit_event
 from domain.guard.fingerprint import audit_fingerprint
 from domain.tools import ToolSpec
+from ports.approval_pages import Approver
 from ports.audit import AuditSink
 from ports.clock import Clock
 from ports.use_cases.call_context import CallContext, Channel
@@ -39,6 +40,7 @@ class GuardAudit:
         outcome: Outcome,
         rule: str | None,
         read_back: str | None = None,
+        approver: Approver | None = None,
     ) -> None:
         names = spec.guard.targets if spec.guard is not None else ()
         # A line that opens a question or lets a write go ahead must be written, or nothing goes ahead
@@ -59,5 +61,7 @@ class GuardAudit:
                 policy=rule,
                 read_back=read_back,
                 reached=ctx.reached if ctx.channel == "page" else None,
+                approver=(approver.subject, approver.name) if approver is not None else None,
+                four_eyes=approver.other_than_caller if approver is not None else None,
             )
         )

@@ -16,6 +16,7 @@ from domain.guard import outcomes
 from domain.guard.audit import Outcome, Path
 from domain.guard.policy import POLICY_ASK, Decision, covers, decide, lifetime
 from domain.tools import ToolSpec
+from ports.approval_pages import Approver
 from ports.asker import Answer
 from ports.clock import Clock
 from ports.forge import Forge, ForgeError, ToolResult
@@ -128,14 +129,14 @@ class GuardSteps:
         self.record(call, "asked")
         return NeedInput(question, state)
 
-    def not_approved(self, call: GuardedCall, answer: Answer) -> Complete:
+    def not_approved(self, call: GuardedCall, answer: Answer, approver: Approver | None = None) -> Complete:
         """The question's closing line and result when it ended without a yes: the person's no, their
         dismissal, or no answer at all (never worded or recorded as the person's no)."""
         if answer.no_answer is not None:
             self.record(call, "no_answer")
             return Complete(self.on_path(call, outcomes.no_answer(answer.no_answer)))
         cancelled = answer.action == "cancel"
-        self.record(call, "cancelled" if cancelled else "declined")
+        self.record(call, "cancelled" if cancelled else "declined", approver=approver)
         return Complete(self.on_path(call, outcomes.declined(cancelled=cancelled)))
 
     @staticmethod
@@ -174,7 +175,14 @@ class GuardSteps:
         expires_in = policy.expires_in if policy is not None else None
         return expires_in is not None and self._clock.now() > asked_at + expires_in
 
-    def record(self, call: GuardedCall, outcome: Outcome, *, read_back: str | None = None) -> None:
+    def record(
+        self,
+        call: GuardedCall,
+        outcome: Outcome,
+        *,
+        read_back: str | None = None,
+        approver: Approver | None = None,
+    ) -> None:
         # The rule that added this call's question, when the policy did (ADR 0079).
         rule = f"tools.{call.spec.name}.ask" if POLICY_ASK in call.decision.reasons else None
-        self._audit.write(call.spec, call.args, call.ctx, outcome, rule, read_back)
+        self._audit.write(call.spec, call.args, call.ctx, outcome, rule, read_back, approver)

@@ -20,7 +20,7 @@ from dataclasses import replace
 from domain.guard import outcomes
 from domain.guard.approval_page import DEFAULT_PAGE_SECONDS, OPEN_THE_PAGE
 from domain.guard.policy import Decision, covers
-from ports.approval_pages import ApprovalPages
+from ports.approval_pages import ApprovalPages, Approver, Asking
 from ports.asker import Answer
 from ports.token_store import TokenStoreUnavailable
 from ports.use_cases.call_context import CallOutcome, Complete
@@ -32,6 +32,15 @@ MAX_PAGE_ROUNDS = 3
 
 def page_key(fingerprint: str, reasons: frozenset[str]) -> str:
     return fingerprint + "|" + ",".join(sorted(reasons))
+
+
+def asking(steps: GuardSteps, call: GuardedCall) -> Asking:
+    """Who asks (OAuth mode's page decides who may answer from it), and the audit line for a refused answer."""
+
+    def refused(approver: Approver) -> None:
+        steps.record(call, "refused", approver=approver)
+
+    return Asking(call.spec.name, call.ctx.principal, refused)
 
 
 class PageWay:
@@ -58,7 +67,7 @@ class PageWay:
             steps.record(call, "asked")
             collected = "pending"
             with steps.closing(call):
-                shown = await pages.show(key, question, life, via)
+                shown = await pages.show(key, question, life, via, asking(steps, call))
                 if shown == "shown":
                     collected = await pages.wait(key, pages.window_seconds, call.ctx.progress)
                     if collected != "pending" and via is not None:
@@ -76,9 +85,10 @@ class PageWay:
             if collected == "expired":
                 steps.record(call, "expired")
                 return Complete(outcomes.page_expired(call.ctx.reached or "browser"))
+            approver = pages.decided_by(key)
             if collected == "declined":
-                return steps.not_approved(call, Answer("decline"))
-            steps.record(call, "approved")
+                return steps.not_approved(call, Answer("decline"), approver)
+            steps.record(call, "approved", approver=approver)
             applied = await steps.apply(call, decision.reasons)
             if isinstance(applied, Complete):
                 return applied
@@ -128,9 +138,10 @@ class PageWay:
         if collected == "expired":
             steps.record(call, "expired")
             return Complete(outcomes.page_expired("url_elicitation"))
+        approver = pages.decided_by(key)
         if collected == "declined":
-            return steps.not_approved(call, Answer("decline"))
-        steps.record(call, "approved")
+            return steps.not_approved(call, Answer("decline"), approver)
+        steps.record(call, "approved", approver=approver)
         applied = await steps.apply(call, opened.reasons)
         if isinstance(applied, Complete):
             return applied
@@ -144,7 +155,10 @@ class PageWay:
         steps = self._steps
         question = await steps.asking(call, decision)
         offered = await pages.offer(
-            page_key(call.fingerprint, decision.reasons), question, steps.life(call, DEFAULT_PAGE_SECONDS)
+            page_key(call.fingerprint, decision.reasons),
+            question,
+            steps.life(call, DEFAULT_PAGE_SECONDS),
+            asking(steps, call),
         )
         if offered is None:
             return await self._token.ask(_as_token(call), token)
