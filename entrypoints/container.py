@@ -186,10 +186,21 @@ def _roles(http: HttpSettings | None, gateway: WoodpeckerGateway, clock: Clock) 
 
 
 def _pages(settings: Settings, http: HttpSettings | None) -> "ApprovalPages | None":
-    # stdio only (ADR 0063): over HTTP a page needs a sign-in before it may exist. Nothing starts here:
-    # the page's server starts at the first question that needs it.
-    if http is not None or settings.approval_page == "off" or not settings.elicitation:
+    # stdio (ADR 0063), and over HTTP only behind the approver's sign-in (OAuth mode, ADR 0084): MCP
+    # forbids a URL pre-authenticated to act. Nothing starts here: stdio's page server starts at the
+    # first question that needs it; HTTP's pages are served by the team app.
+    if settings.approval_page == "off" or not settings.elicitation:
         return None
+    if http is not None:
+        if http.auth != "oauth" or http.approval_client_id is None or http.resource_url is None:
+            return None
+        from adapters.oauth_resource import SignedInApprovalPages
+
+        return SignedInApprovalPages(
+            public_origin=split_url(http.resource_url).origin,
+            four_eyes=frozenset(settings.four_eyes),
+            window_seconds=settings.approval_wait_seconds,
+        )
     from adapters.approval_page import BrowserApprovalPages
 
     return BrowserApprovalPages(window_seconds=settings.approval_wait_seconds)
@@ -216,6 +227,7 @@ class Container(containers.DeclarativeContainer):
     token_store = providers.Resource(_token_store, settings.provided.token_store, clock)
     gateway = providers.Resource(_gateway, settings, credential, http)
     linking = providers.Resource(_linking, settings, http, clock, randomness)
+    pages = providers.Singleton(_pages, settings, http)
 
     runner = providers.Singleton(_runner, tools, gateway, settings, credential, clock)
     roles = providers.Singleton(_roles, http, gateway, clock)
@@ -247,7 +259,7 @@ class Container(containers.DeclarativeContainer):
         linking=linking,
         roles=roles,
         web_root=settings.provided.woodpecker_url,
-        pages=providers.Singleton(_pages, settings, http),
+        pages=pages,
         approval_page=settings.provided.approval_page,
     )
     mcp_server = providers.Singleton(build_server, application)
@@ -341,5 +353,6 @@ async def build_http_app(container: Container, http: HttpSettings, warn: Callabl
         verify=woodpecker_verifier(gateway),
         links=links,
         check_token=woodpecker_login(gateway),
+        pages=container.pages(),
         warn=warn,
     )

@@ -25,7 +25,16 @@ from adapters.http_auth import (
 )
 from adapters.http_health import HealthEndpoints, Probe
 from adapters.http_limits import bounded_protocol
-from adapters.oauth_resource import IssuerKeys, JwtTokenVerifier, OAuthResourceGate, resource_metadata
+from adapters.oauth_resource import (
+    CALLBACK_PATH,
+    ApprovalPageApp,
+    IssuerKeys,
+    JwtTokenVerifier,
+    OAuthResourceGate,
+    OidcSignIn,
+    SignedInApprovalPages,
+    resource_metadata,
+)
 from adapters.token_link_page import CheckToken, TokenLinkPage, TokenLinks
 from domain.parsing.urls import is_loopback_host
 from entrypoints.settings import HttpSettings
@@ -135,6 +144,7 @@ def build_team_app(
     verify: Verifier | None = None,
     links: TokenLinks | None = None,
     check_token: CheckToken | None = None,
+    pages: object = None,
     body_timeout_seconds: float = 30.0,
     warn: Callable[[str], None] | None = None,
 ) -> ASGIApp:
@@ -143,8 +153,9 @@ def build_team_app(
     `probes` feed `/readyz` (e.g. {"woodpecker": woodpecker_probe(gateway)}); `verify` checks
     per-client bearers (woodpecker_verifier(gateway)); in oauth mode `links` holds each
     signed-in person's linked Woodpecker token and `check_token` (woodpecker_login(gateway))
-    checks one pasted on the linking page; `warn`, when given, receives the beyond-loopback
-    warning.
+    checks one pasted on the linking page; `pages`, in oauth mode with an approval client, are the
+    approval pages the team app serves behind the approver's sign-in; `warn`, when given, receives the
+    beyond-loopback warning.
     """
     if warn is not None and (message := bind_warning(http.host)) is not None:
         warn(message)
@@ -159,6 +170,22 @@ def build_team_app(
             csrf_key = hmac.new(principal_key, b"woodpecker-ci-mcp link csrf key v1", hashlib.sha256).digest()
             app = TokenLinkPage(app, links=links, check=check_token, csrf_key=csrf_key)
             allowed_origins = (*allowed_origins, links.public_origin)
+        if (
+            isinstance(pages, SignedInApprovalPages)
+            and http.approval_client_id
+            and http.approval_client_secret
+        ):
+            # In front of the gate: a browser brings no bearer; the page signs its person in itself.
+            sign_in = OidcSignIn(
+                http.oauth_issuers[0],
+                client_id=http.approval_client_id,
+                client_secret=http.approval_client_secret,
+                redirect_uri=pages.public_origin + CALLBACK_PATH,
+            )
+            app = ApprovalPageApp(
+                app, pages=pages, sign_in=sign_in, principal_key=principal_key, approvers=http.approvers
+            )
+            allowed_origins = (*allowed_origins, pages.public_origin)
     else:
         app = BearerAuthMiddleware(
             app,

@@ -10,9 +10,12 @@ audience equal to this server's canonical resource URI, expiry and not-before wi
 leeway, and a required scope. The gate answers RFC 6750 errors itself so that the client
 learns which one (the SDK's middleware says `invalid_token` for everything).
 
-`keys` (an issuer's keys), `verifier` (a token checked), `gate` (the ASGI gate and the metadata).
+`keys` (an issuer's keys), `verifier` (a token checked), `gate` (the ASGI gate and the metadata),
+`sign_in` (an approver's OpenID Connect sign-in at the issuer) and `approval_page` (the approval page
+over HTTP, answered only signed in; ADR 0084).
 """
 
+from adapters.oauth_resource.approval_page import CALLBACK_PATH, ApprovalPageApp, SignedInApprovalPages
 from adapters.oauth_resource.gate import (
     CREDENTIAL_KEY,
     PRINCIPAL_KEY,
@@ -29,9 +32,15 @@ from adapters.oauth_resource.keys import (
     fetch_json,
     metadata_urls,
 )
+from adapters.oauth_resource.sign_in import OidcSignIn, SignInFailed
 from adapters.oauth_resource.verifier import DEFAULT_LEEWAY_SECONDS, JwtTokenVerifier, TokenRejected
 
 __all__ = [
+    "CALLBACK_PATH",
+    "ApprovalPageApp",
+    "SignedInApprovalPages",
+    "OidcSignIn",
+    "SignInFailed",
     "IssuerKeys",
     "IssuerUnavailable",
     "allowed_algorithms",

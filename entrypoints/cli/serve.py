@@ -80,6 +80,11 @@ def _read(transport: str, host: str | None, port: int | None) -> tuple[Settings,
             )
         except StartupError as e:
             problems.extend(e.lines)
+    if settings is not None and not problems:
+        from entrypoints.settings.model import four_eyes_problems
+        from entrypoints.settings.variables import line
+
+        problems.extend(line(p) for p in four_eyes_problems(settings, http))
     if problems or settings is None:
         for text in problems:
             say(text)

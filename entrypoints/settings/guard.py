@@ -1,5 +1,5 @@
 """How the guard asks and remembers: ELICITATION, WOODPECKER_MCP_APPROVAL_PAGE, WOODPECKER_MCP_SEAL_KEYS,
-WOODPECKER_MCP_AUDIT_FILE and WOODPECKER_MCP_TOKEN_STORE."""
+WOODPECKER_MCP_AUDIT_FILE, WOODPECKER_MCP_TOKEN_STORE and WOODPECKER_MCP_FOUR_EYES."""
 
 from typing import Annotated
 
@@ -8,6 +8,8 @@ from pydantic import BeforeValidator
 from domain.config import ApprovalPageMode, ConfigError, parse_approval_page, parse_elicitation
 from domain.parsing.keys import MIN_KEY_BYTES, parse_keys
 from domain.parsing.urls import BadUrl, split_url
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
+from entrypoints.settings.values import comma_list
 
 MIN_SEAL_KEY_BYTES = MIN_KEY_BYTES
 
@@ -83,3 +85,21 @@ ApprovalWait = Annotated[int, BeforeValidator(_approval_wait)]
 SealKeys = Annotated[tuple[bytes, ...], BeforeValidator(_seal_keys)]
 AuditFile = Annotated[str | None, BeforeValidator(_audit_file)]
 TokenStore = Annotated[str, BeforeValidator(_token_store)]
+
+
+def _four_eyes(raw: object) -> object:
+    names = comma_list(raw) if isinstance(raw, str) else raw
+    if not isinstance(names, tuple):
+        return raw
+    guarded = {spec.name for spec in WOODPECKER_TOOLS if spec.guarded}
+    unknown = [n for n in names if n not in guarded]
+    if unknown:
+        raise ValueError(
+            "WOODPECKER_MCP_FOUR_EYES lists what is not a guarded tool ("
+            + ", ".join(unknown[:5])
+            + "); name guarded tools, e.g. chown_repository,update_forge"
+        )
+    return names
+
+
+FourEyes = Annotated[tuple[str, ...], BeforeValidator(_four_eyes)]

@@ -7,6 +7,7 @@ naming the variable and the fix, never the value. `environment.read_settings` fi
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from domain.guard.approvers import Approvers
 from domain.guard.policy_file import Policy
 from domain.tools import Catalogue
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
@@ -15,11 +16,20 @@ from entrypoints.settings.guard import (
     ApprovalWait,
     AuditFile,
     Elicitation,
+    FourEyes,
     SealKeys,
     TokenStore,
 )
 from entrypoints.settings.http import Auth, Bearer, HeaderTimeout, Host, MaxBody, MaxConnections, Port
-from entrypoints.settings.oauth import Issuers, LinkKeys, ResourceUrl, Scope
+from entrypoints.settings.oauth import (
+    ApproversList,
+    ClientId,
+    ClientSecret,
+    Issuers,
+    LinkKeys,
+    ResourceUrl,
+    Scope,
+)
 from entrypoints.settings.tools import ReadOnly, TextMode
 from entrypoints.settings.values import CommaList
 from entrypoints.settings.variables import (
@@ -64,6 +74,8 @@ class Settings(BaseModel):
     approval_wait_seconds: ApprovalWait = Field(
         default=45, validation_alias="WOODPECKER_MCP_APPROVAL_WAIT_SECONDS"
     )
+    # OAuth mode's page only: the tools whose approver must be someone other than the caller.
+    four_eyes: FourEyes = Field(default=(), validation_alias="WOODPECKER_MCP_FOUR_EYES")
     text: TextMode = Field(default="full", validation_alias="WOODPECKER_MCP_TEXT")
     seal_keys: SealKeys = Field(default=(), validation_alias="WOODPECKER_MCP_SEAL_KEYS", repr=False)
     audit_file: AuditFile = Field(default=None, validation_alias="WOODPECKER_MCP_AUDIT_FILE")
@@ -123,9 +135,37 @@ class HttpSettings(BaseModel):
     )
     oauth_scope: Scope = Field(default=DEFAULT_OAUTH_SCOPE, validation_alias="WOODPECKER_MCP_OAUTH_SCOPE")
     link_keys: LinkKeys = Field(default=(), validation_alias="WOODPECKER_MCP_LINK_KEYS", repr=False)
+    # The approval page behind a sign-in (oauth.py, ADR 0084): this server's confidential client at
+    # the first issuer, and who beyond the caller may answer.
+    approval_client_id: ClientId = Field(default=None, validation_alias="WOODPECKER_MCP_APPROVAL_CLIENT_ID")
+    approval_client_secret: ClientSecret = Field(
+        default=None,
+        validation_alias="WOODPECKER_MCP_APPROVAL_CLIENT_SECRET",
+        repr=False,
+        validate_default=True,
+    )
+    approvers: ApproversList = Field(default=Approvers(), validation_alias="WOODPECKER_MCP_APPROVERS")
     warnings: tuple[str, ...] = ()
 
 
 def aliases(model: type[BaseModel]) -> tuple[str, ...]:
     """The variables a model's fields are read from."""
     return tuple(str(f.validation_alias) for f in model.model_fields.values() if f.validation_alias)
+
+
+def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[str]:
+    """Four eyes needs a second person who can sign in to answer: OAuth mode's approval page, and
+    someone beyond the caller allowed to approve. Each problem names both settings."""
+    if not settings.four_eyes:
+        return []
+    if http is None or http.auth != "oauth" or http.approval_client_id is None:
+        return [
+            "WOODPECKER_MCP_FOUR_EYES needs the approval page behind a sign-in: set WOODPECKER_MCP_AUTH=oauth "
+            "(Streamable HTTP) and WOODPECKER_MCP_APPROVAL_CLIENT_ID, or unset WOODPECKER_MCP_FOUR_EYES"
+        ]
+    if not http.approvers.anyone_but_the_caller:
+        return [
+            "WOODPECKER_MCP_FOUR_EYES names tools nobody but the caller could approve: list the approvers in "
+            "WOODPECKER_MCP_APPROVERS (sub:ID, email:ADDRESS or group:NAME), or unset WOODPECKER_MCP_FOUR_EYES"
+        ]
+    return []

@@ -6,6 +6,7 @@ from typing import Annotated
 from pydantic import AnyHttpUrl, BeforeValidator, ValidationInfo
 from pydantic import ValidationError as PydanticValidationError
 
+from domain.guard.approvers import Approvers, parse_approvers
 from domain.parsing.keys import parse_keys
 from domain.parsing.urls import public_url
 from entrypoints.settings.values import comma_list
@@ -72,6 +73,47 @@ def _scope(raw: object) -> object:
     return raw
 
 
+def _approvers(raw: object) -> object:
+    if isinstance(raw, Approvers):
+        return raw
+    return parse_approvers(comma_list(raw) if isinstance(raw, str) else ())
+
+
+def _client_id(raw: object, info: ValidationInfo) -> object:
+    if raw is None:
+        return None
+    if not _oauth(info):
+        raise ValueError(
+            "WOODPECKER_MCP_APPROVAL_CLIENT_ID is set outside OAuth mode; the approval page over HTTP needs "
+            "the sign-in of WOODPECKER_MCP_AUTH=oauth"
+        )
+    text = str(raw).strip()
+    if not text or not _SCOPE.fullmatch(text):
+        raise ValueError(
+            "WOODPECKER_MCP_APPROVAL_CLIENT_ID must be one client id (printable ASCII, no spaces)"
+        )
+    return text
+
+
+def _client_secret(raw: object, info: ValidationInfo) -> object:
+    has_id = info.data.get("approval_client_id") is not None
+    if raw is None:
+        if has_id:
+            raise ValueError(
+                "WOODPECKER_MCP_APPROVAL_CLIENT_SECRET is not set; WOODPECKER_MCP_APPROVAL_CLIENT_ID names a "
+                "confidential client, give its secret too"
+            )
+        return None
+    if not has_id:
+        raise ValueError(
+            "WOODPECKER_MCP_APPROVAL_CLIENT_SECRET is set without WOODPECKER_MCP_APPROVAL_CLIENT_ID; set both"
+        )
+    return str(raw)
+
+
+ApproversList = Annotated[Approvers, BeforeValidator(_approvers)]
+ClientId = Annotated[str | None, BeforeValidator(_client_id)]
+ClientSecret = Annotated[str | None, BeforeValidator(_client_secret)]
 ResourceUrl = Annotated[str | None, BeforeValidator(_resource_url)]
 Issuers = Annotated[tuple[str, ...], BeforeValidator(_issuers)]
 Scope = Annotated[str, BeforeValidator(_scope)]

@@ -49,6 +49,11 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "stdio: how long one call waits for the approval page's answer (1 to 55)",
     ),
     (
+        "WOODPECKER_MCP_FOUR_EYES",
+        "none",
+        "HTTP oauth: comma list of guarded tools whose approver must be someone other than the caller",
+    ),
+    (
         "WOODPECKER_MCP_TEXT",
         "full",
         "`summary`: result text is the summary line only (for clients that read structuredContent)",
@@ -107,6 +112,17 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "WOODPECKER_MCP_OAUTH_SCOPE",
         DEFAULT_OAUTH_SCOPE,
         "HTTP oauth: the scope every access token must carry",
+    ),
+    (
+        "WOODPECKER_MCP_APPROVAL_CLIENT_ID",
+        "none",
+        "HTTP oauth: this server's confidential client at the first issuer: the approval page's sign-in",
+    ),
+    ("WOODPECKER_MCP_APPROVAL_CLIENT_SECRET", "none", "HTTP oauth: that client's secret"),
+    (
+        "WOODPECKER_MCP_APPROVERS",
+        "the caller",
+        "HTTP oauth: comma list of sub:ID, email:ADDRESS or group:NAME who may also answer the page",
     ),
 )
 KNOWN_VARIABLES = frozenset(name for name, _, _ in VARIABLES)
