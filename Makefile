@@ -40,9 +40,10 @@ $(INSTALLED_DEV): $(INSTALLED) pyproject.toml
 # conformance suite and the Node 22 it runs on (tests/conformance, docs/adr/0050), the MCP Apps
 # host SDK the approval view's browser tests run it in (tests/apps_host, docs/adr/0066), and the
 # client command lines docs/clients.md tells people to run (tests/clients: Claude Code, Gemini CLI,
-# Codex CLI, the MCP Inspector; tests/docs/test_client_commands.py runs each documented command).
+# Codex CLI, the MCP Inspector; tests/docs/test_client_commands.py runs each documented command),
+# and the OpenID provider the approval page's sign-in tests run on loopback (tests/oidc, ADR 0084).
 # Without npm their tests skip (in CI, under WOODPECKER_MCP_STRICT_SKIPS, they fail).
-NPM_DIRS := tests/node tests/conformance tests/apps_host tests/clients
+NPM_DIRS := tests/node tests/conformance tests/apps_host tests/clients tests/oidc
 NPM_STAMPS := $(NPM_DIRS:%=%/node_modules/.package-lock.json)
 $(NPM_STAMPS): %/node_modules/.package-lock.json: %/package-lock.json %/package.json
 	@if command -v npm >/dev/null 2>&1; then cd $* && npm ci --no-audit --no-fund --loglevel=error; \

@@ -40,7 +40,7 @@ FULL_INSTALL = os.environ.get("WOODPECKER_MCP_TEST_FULL_INSTALL") == "true"
 # The README's quick start, word for word: if it changes, this test must follow it.
 README_COMMAND_1 = "make install && .venv/bin/woodpecker-ci-mcp sandbox"
 README_COMMAND_2 = "make test"
-NPM_DIRS = ("tests/node", "tests/conformance", "tests/apps_host", "tests/clients")
+NPM_DIRS = ("tests/node", "tests/conformance", "tests/apps_host", "tests/clients", "tests/oidc")
 
 
 def clean_env(**extra: str) -> dict[str, str]:
