@@ -1,10 +1,10 @@
 """Who may answer an approval page behind a sign-in (OAuth mode, guard.md §4b [team]), with no I/O.
 
 By default only the caller: the person whose access token made the call, recognised by the same
-principal (a keyed digest of issuer and subject). `WOODPECKER_MCP_APPROVERS` widens that to the
-people it lists: a subject (`sub:ID`), a verified e-mail (`email:ADDRESS`) or a group in the ID
-token's `groups` claim (`group:NAME`). For a four-eyes tool (`WOODPECKER_MCP_FOUR_EYES`) the caller
-may never answer, whatever the list says.
+principal (a keyed digest of issuer and subject). The operator's list of approvers widens that to
+the people it names: a subject (`sub:ID`), a verified e-mail (`email:ADDRESS`) or a group in the ID
+token's `groups` claim (`group:NAME`). For a four-eyes tool the caller may never answer, whatever
+the list says.
 """
 
 from collections.abc import Iterable, Sequence
@@ -17,7 +17,7 @@ Verdict = Literal["allowed", "not_listed", "four_eyes"]
 
 @dataclass(frozen=True, slots=True)
 class Approvers:
-    """The parsed `WOODPECKER_MCP_APPROVERS`: beyond the caller, these subjects, e-mails and groups."""
+    """The parsed list of approvers: beyond the caller, these subjects, e-mails and groups."""
 
     subjects: frozenset[str] = frozenset()
     emails: frozenset[str] = frozenset()
@@ -57,9 +57,7 @@ def parse_approvers(entries: Iterable[str]) -> Approvers:
     for number, entry in enumerate(entries, start=1):
         kind, sep, value = entry.partition(":")
         if not sep or kind not in KINDS or not value.strip():
-            raise ValueError(
-                f"WOODPECKER_MCP_APPROVERS entry {number} is not `sub:ID`, `email:ADDRESS` or `group:NAME`"
-            )
+            raise ValueError(f"entry {number} is not `sub:ID`, `email:ADDRESS` or `group:NAME`")
         found[kind].add(value.strip().lower() if kind == "email" else value.strip())
     return Approvers(frozenset(found["sub"]), frozenset(found["email"]), frozenset(found["group"]))
 

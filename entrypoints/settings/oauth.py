@@ -76,7 +76,10 @@ def _scope(raw: object) -> object:
 def _approvers(raw: object) -> object:
     if isinstance(raw, Approvers):
         return raw
-    return parse_approvers(comma_list(raw) if isinstance(raw, str) else ())
+    try:
+        return parse_approvers(comma_list(raw) if isinstance(raw, str) else ())
+    except ValueError as e:
+        raise ValueError(f"WOODPECKER_MCP_APPROVERS {e}") from None
 
 
 def _client_id(raw: object, info: ValidationInfo) -> object:
