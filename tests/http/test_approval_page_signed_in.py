@@ -31,7 +31,9 @@ async def signed_in_server(
     sandbox: Sandbox, tmp_path: Path, **extra: str
 ) -> AsyncIterator[tuple[str, OpenIdProvider, Path]]:
     port = free_port()
-    base = f"http://127.0.0.1:{port}"
+    # The server's public name is localhost and the provider's 127.0.0.1: two sites, as in real life,
+    # so a browser withholds SameSite=Strict cookies on the provider's redirect back.
+    base = f"http://localhost:{port}"
     async with openid_provider(f"{base}/approve/signed-in", f"{base}/mcp") as idp:
         audit = tmp_path / "audit.jsonl"
         env = link_env(sandbox, idp.issuer, f"{base}/mcp", audit)
