@@ -122,9 +122,10 @@ class OidcSignIn:
         id_token = token.get("id_token") if isinstance(token, dict) else None
         if not isinstance(id_token, str):
             raise SignInFailed("The identity provider answered without an ID token.")
-        return _person(await self._claims(id_token, started.nonce))
+        return _person(await self.id_token_claims(id_token, started.nonce))
 
-    async def _claims(self, id_token: str, nonce: str) -> dict[str, Any]:
+    async def id_token_claims(self, id_token: str, nonce: str) -> dict[str, Any]:
+        """The claims of a verified ID token answering the sign-in of `nonce`. Raises SignInFailed."""
         try:
             header = jwt.get_unverified_header(id_token)
         except jwt.PyJWTError:
