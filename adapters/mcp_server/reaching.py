@@ -28,13 +28,17 @@ def revision_of(protocol_version: str | None) -> Revision:
     return "none"
 
 
-def facts_of(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> Facts:
-    """Modern capabilities are per request, never remembered."""
+def facts_of(ctx: ServerRequestContext[Any, Any], app: McpApplication, tool: str | None = None) -> Facts:
+    """Modern capabilities are per request, never remembered. A four-eyes tool asks on the page or
+    nowhere: for it the page is preferred as `always` would (unless the page is off)."""
     session = ctx.session
     capabilities = session.client_capabilities
+    mode = app.approval_page
+    if tool is not None and tool in app.four_eyes and mode != "off":
+        mode = "always"
     return Facts(
         elicitation_enabled=app.elicitation_enabled,
-        page_mode=app.approval_page,
+        page_mode=mode,
         pages=app.pages is not None,
         form=declares_form_elicitation(capabilities),
         url=declares_url_elicitation(capabilities),
@@ -44,5 +48,5 @@ def facts_of(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> Facts:
     )
 
 
-def way_of_asking(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> Route:
-    return route(facts_of(ctx, app))
+def way_of_asking(ctx: ServerRequestContext[Any, Any], app: McpApplication, tool: str | None = None) -> Route:
+    return route(facts_of(ctx, app, tool))
