@@ -102,7 +102,10 @@ def read_form(body: bytes) -> dict[str, str] | None:
         text = body.decode("ascii")
     except UnicodeDecodeError:
         return None
-    fields = parse_qs(text, keep_blank_values=True, strict_parsing=False, max_num_fields=8)
+    try:
+        fields = parse_qs(text, keep_blank_values=True, strict_parsing=False, max_num_fields=8)
+    except ValueError:  # more fields than any form of ours has: not one of ours
+        return None
     if any(len(values) != 1 for values in fields.values()):
         return None
     return {name: values[0] for name, values in fields.items()}

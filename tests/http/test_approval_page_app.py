@@ -83,6 +83,16 @@ async def test_a_return_whose_state_does_not_match_the_browsers_cookie_signs_nob
         assert back.status_code == 400 and "mcp_approval_session" not in back.headers.get("set-cookie", "")
 
 
+async def test_a_return_with_more_fields_than_a_providers_is_unrecognised_not_a_server_error() -> None:
+    # Found by a review: nine fields made parse_qs raise, answered 500 with a traceback in the log.
+    async with page_app() as (client, pages, refused):
+        path = await offer(pages, "k1", "alice", refused)
+        assert (await client.get(path)).status_code == 303
+        padding = "&".join(f"a{i}=1" for i in range(9))
+        back = await client.get(f"/approve/signed-in?code=c&state=state-1&{padding}")
+        assert back.status_code == 400 and "Sign-in not recognised" in back.text
+
+
 async def test_a_state_is_used_once() -> None:
     async with page_app() as (client, pages, refused):
         path = await offer(pages, "k1", "alice", refused)
