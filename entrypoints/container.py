@@ -24,6 +24,7 @@ from adapters.hmac_sealer import HmacFingerprintKeys, HmacSealer
 from adapters.mcp_server import McpApplication, build_server
 from adapters.memory_token_store import InMemoryTokenStore
 from adapters.os_randomness import OsRandomness
+from adapters.ruamel_workflow_syntax import RuamelWorkflowSyntax
 from adapters.system_clock import SystemClock
 from domain.parsing.urls import split_url
 from domain.tools import Catalogue
@@ -176,6 +177,7 @@ def _runner(
         web_root=settings.woodpecker_url,
         clock=clock,
         concurrency=AnyioConcurrency(),
+        workflow_syntax=RuamelWorkflowSyntax(),
     )
 
 

@@ -105,4 +105,12 @@ class Analysed:
     (results/history.py)."""
 
 
-Answer = Listed | One | Value | Done | LogLines | LogMatches | FailedSteps | Ids | Waited | Analysed
+@dataclass(frozen=True, slots=True)
+class Validated:
+    """Workflow files checked as Woodpecker would judge them, each finding with its line and column
+    (results/config_check.py)."""
+
+
+Answer = (
+    Listed | One | Value | Done | LogLines | LogMatches | FailedSteps | Ids | Waited | Analysed | Validated
+)

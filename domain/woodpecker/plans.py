@@ -5,7 +5,8 @@ Most tools send one request, planned from their main endpoint (requests.plan). A
 stored) declares a `Calls` plan; ports/use_cases/tools.py runs every plan the same way and shapes the
 answer of the last request sent. Reading a step's log is not an HTTP request of this kind: the tools
 that do declare which reading they are (`StepLog`, `StepLogSearch`, `FailureSummary`,
-`ServerInfo`), as do `resolve` (`Resolve`) and the history (`PipelineHistory`), and the runner has one method for each kind, none for a tool.
+`ServerInfo`), as do `resolve` (`Resolve`), the history (`PipelineHistory`) and the config check (`ValidateConfig`, which
+sends nothing), and the runner has one method for each kind, none for a tool.
 
 Checks return the message of what went wrong (the runner reports it as an unreadable answer);
 nothing here sends anything.
@@ -106,6 +107,12 @@ class PipelineHistory:
     within a request budget and a time bound), and analyse them (domain/woodpecker/history.py)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ValidateConfig:
+    """Read the workflow files passed, check them as Woodpecker's linter would, and send nothing
+    (domain/woodpecker/workflow_lint.py): it needs no server, no token and no setup."""
+
+
 Plan = (
     Calls
     | ServerInfo
@@ -115,4 +122,5 @@ Plan = (
     | Resolve
     | WaitForPipeline
     | PipelineHistory
+    | ValidateConfig
 )

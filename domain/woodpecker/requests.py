@@ -108,6 +108,9 @@ def check(tool: ToolSpec, args: Mapping[str, Any]) -> None:
             f"({args['to_line']}); pass from_line <= to_line.",
             ("from_line", "to_line"),
         )
+    own = declared.arguments_check(args) if declared.arguments_check is not None else None
+    if own is not None:
+        raise ArgumentError(f"Invalid arguments for {tool.name}: {own}")
     changes = declared.changes
     if changes and not any(name in args for name in changes):
         raise ArgumentError(

@@ -47,6 +47,8 @@ class WoodpeckerTool(ToolSpec):
     `settled`: the one read that tells whether its write took effect, when its outcome is unknown
     (domain/woodpecker/read_back.py). `before_asking`: the one read made before a person is asked,
     which can find nothing to decide or a fact the question says (domain/woodpecker/before_asking.py).
+    `arguments_check`: a rule across its arguments the schema cannot say (one of two, a total size):
+    the refusal's words, naming the problem and the fix, or None.
     """
 
     answer: Answer | None = None
@@ -60,6 +62,7 @@ class WoodpeckerTool(ToolSpec):
     plan: "Plan | None" = None
     settled: "ReadBack | None" = None
     before_asking: "BeforeAsking | None" = None
+    arguments_check: Callable[[Mapping[str, Any]], str | None] | None = None
 
 
 def woodpecker(tool: ToolSpec) -> WoodpeckerTool:

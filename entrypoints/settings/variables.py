@@ -18,7 +18,7 @@ DEFAULT_OAUTH_SCOPE = "woodpecker"
 VARIABLES: tuple[tuple[str, str, str], ...] = (
     ("WOODPECKER_URL", "none", "Woodpecker server root; a trailing /api and slashes are trimmed"),
     ("WOODPECKER_TOKEN", "none", "personal access token; read once, then removed from the environment"),
-    ("WOODPECKER_READ_ONLY", "false", "exactly `true`: register only the 40 read tools"),
+    ("WOODPECKER_READ_ONLY", "false", "exactly `true`: register only the 41 read tools"),
     ("WOODPECKER_ALLOW_TOOLS", "none", "comma list: names, prefixes ending in *, or `essential`"),
     ("WOODPECKER_DENY_TOOLS", "none", "comma list of names or prefixes ending in *; subtracted from allow"),
     (

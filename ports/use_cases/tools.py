@@ -9,7 +9,8 @@ from domain.arguments import validate as validate_arguments
 from domain.calls import ValidCall
 from domain.guard.policy import runs_unasked
 from domain.tools import Catalogue, ToolSpec
-from domain.woodpecker import echoes, references, requests, resources, results, waiting
+from domain.woodpecker import echoes, references, requests, resources, results, waiting, workflow_lint
+from domain.woodpecker.catalogue.validation import CONFIG_FILE
 from domain.woodpecker.faults import Echoed, NoSuchStep, Unexpected, Unsettled, may_have_reached
 from domain.woodpecker.plans import (
     Calls,
@@ -20,6 +21,7 @@ from domain.woodpecker.plans import (
     ServerInfo,
     StepLog,
     StepLogSearch,
+    ValidateConfig,
     WaitForPipeline,
 )
 from domain.woodpecker.reads import ABSENT, Probe
@@ -60,6 +62,7 @@ from ports.woodpecker import (
     WoodpeckerGateway,
     failed,
 )
+from ports.workflow_syntax import WorkflowSyntax
 
 # What a probe that could not tell answers (its key is then left out of the guard's object).
 _UNREAD = object()
@@ -126,6 +129,7 @@ class ToolRunner:
         web_root: str | None = None,
         clock: Clock | None = None,
         concurrency: Concurrency | None = None,
+        workflow_syntax: WorkflowSyntax | None = None,
     ) -> None:
         """`configured`: a WOODPECKER_URL is set. `default_credential`: the server's own token, used
         when a call brings none (never set it in per-client mode). `token_configured`: whether a call
@@ -136,7 +140,8 @@ class ToolRunner:
         clients that read structuredContent). `web_root`: WOODPECKER_URL as settings trimmed it, the only
         server whose web links `resolve` reads. `clock`: what wait_for_pipeline reads the time from and
         sleeps on (required for that tool). `concurrency`: how analyze_pipeline_history reads a few
-        pipelines at once (one at a time without it)."""
+        pipelines at once (one at a time without it). `workflow_syntax`: how validate_pipeline_config
+        reads YAML and Woodpecker's schema (required for that tool)."""
         self.catalogue = catalogue
         self.gateway = gateway
         self.configured = configured
@@ -150,6 +155,7 @@ class ToolRunner:
         self.web_root = _web_root(web_root)
         self.clock = clock
         self.concurrency = concurrency
+        self.workflow_syntax = workflow_syntax
 
     def _tool(self, tool: str) -> ToolSpec:
         try:
@@ -356,6 +362,8 @@ class ToolRunner:
         return Prelude(answer=answer)
 
     def _setup_for_tool(self, spec: ToolSpec, credential: Credential | None) -> ToolResult | None:
+        if isinstance(woodpecker(spec).plan, ValidateConfig):
+            return None  # it sends nothing: no server, no token needed
         # The server's version and health need no credential: that call works before any setup,
         # but not without a server to ask (then it says the setup once, like every other tool).
         if isinstance(woodpecker(spec).plan, ServerInfo) and self.configured:
@@ -423,6 +431,8 @@ class ToolRunner:
                 return await self._wait_for_pipeline(args, cred, progress)
             case PipelineHistory():
                 return await self._history(args, cred)
+            case ValidateConfig():
+                return self._validate_config(spec, args)
         return self._shape(spec, args, await self._send(requests.plan(spec, args), cred))
 
     async def _calls(
@@ -576,6 +586,15 @@ class ToolRunner:
         reader = HistoryReader(lambda r: self._send(r, cred), concurrency=self.concurrency, clock=self.clock)
         analysed, reading = await reader.read(args)
         return results.shape_history(args, analysed, reading, budget=self.result_budget, text=self.text)
+
+    def _validate_config(self, spec: ToolSpec, args: dict[str, Any]) -> ToolResult:
+        syntax = self.workflow_syntax
+        if syntax is None:
+            return results.failure(spec, args, kind="not_configured", message=results.NO_WORKFLOW_READER)
+        files = {CONFIG_FILE: args["config"]} if "config" in args else dict(args["files"])
+        parsed = {name: syntax.parse(text) for name, text in files.items()}
+        findings = workflow_lint.check_files(parsed, syntax.schema_faults)
+        return results.shape_config_check(list(files), findings, budget=self.result_budget, text=self.text)
 
     async def _object(self, planned: Request, cred: Credential | None, what: str) -> Mapping[str, Any]:
         data = (await self._send(planned, cred)).data

@@ -57,7 +57,10 @@ ADDITIONS = {
     "wait_for_pipeline",
     "get_signature_public_key",
     "analyze_pipeline_history",
+    "validate_pipeline_config",
 }
+# Our additions that send nothing to Woodpecker: their world is closed (openWorldHint false).
+CLOSED_WORLD = {"validate_pipeline_config"}
 # guard.md §1c (review of 2026-12-02) guards four tools the shared catalogue leaves unguarded: their
 # guards, by condition, and the confirm_token each then takes, after its own parameters.
 GUARDED_BEYOND_SHARED = {
@@ -75,8 +78,8 @@ SHARED_TOOLS = [t for t in WOODPECKER_TOOLS if t.name not in ADDITIONS]
 
 def test_counts_are_the_products_contract() -> None:
     tools = list(WOODPECKER_TOOLS)
-    assert len(tools) == 77 and len(SHARED_TOOLS) == 71
-    assert sum(t.kind == "read" for t in tools) == 40
+    assert len(tools) == 78 and len(SHARED_TOOLS) == 71
+    assert sum(t.kind == "read" for t in tools) == 41
     assert sum(t.kind == "write" for t in tools) == 37
     assert sum(t.guarded for t in tools) == 34
     assert sum(t.guarded and t.guard.always for t in tools if t.guard) == 19
@@ -107,7 +110,10 @@ def test_the_additions_are_the_documented_ones_and_only_read() -> None:
         tool = WOODPECKER_TOOLS.get(name)
         assert tool.kind == "read" and tool.guard is None and tool.untrusted_output, name
         assert (tool.annotations.read_only, tool.annotations.destructive) == (True, False), name
-        assert (tool.annotations.idempotent, tool.annotations.open_world) == (True, True), name
+        assert (tool.annotations.idempotent, tool.annotations.open_world) == (
+            True,
+            name not in CLOSED_WORLD,
+        ), name
     for name, params in ADDED_PARAMETERS.items():
         added = [p for p in WOODPECKER_TOOLS.get(name).params if p.name in params]
         assert added and not any(p.required for p in added), name

@@ -47,6 +47,7 @@ SHAPED_BY_SHAPE = [
         "get_server_info",
         "wait_for_pipeline",
         "analyze_pipeline_history",
+        "validate_pipeline_config",
     )
 ]
 

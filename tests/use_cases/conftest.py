@@ -7,6 +7,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from adapters.ruamel_workflow_syntax import RuamelWorkflowSyntax
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.results import output_schema
@@ -39,7 +40,12 @@ async def gateway(sandbox: Sandbox) -> AsyncIterator[HttpxWoodpeckerGateway]:
 def runner(gateway: HttpxWoodpeckerGateway, sandbox: Sandbox) -> ToolRunner:
     # token_configured: let credential-less calls through, to see Woodpecker's anonymous answers.
     return ToolRunner(
-        WOODPECKER_TOOLS, gateway, token_configured=True, web_root=sandbox.url, clock=FakeClock()
+        WOODPECKER_TOOLS,
+        gateway,
+        token_configured=True,
+        web_root=sandbox.url,
+        clock=FakeClock(),
+        workflow_syntax=RuamelWorkflowSyntax(),
     )
 
 

@@ -187,6 +187,16 @@ SUCCESS: list[tuple[str, str | None, dict[str, Any], Check]] = [
             and next(x for x in s["steps"] if x["name"] == "test")["failures"] == 2
         ),
     ),
+    (
+        "validate_pipeline_config",
+        None,
+        {"config": "steps:\n  - name: build\n    image: sh\n    commands: [make]\n    privileged: true\n"},
+        lambda s: (
+            s["valid"] is False
+            and [(f["rule"], f["line"], f["column"]) for f in s["findings"] if f["severity"] == "error"]
+            == [("untrusted_privileged", 5, 5)]
+        ),
+    ),
     ("delete_step_logs", "ada", {"repo_id": 1, "number": 2, "step_id": 10204}, lambda s: s["done"] is True),
     ("delete_pipeline_logs", "ada", {"repo_id": 1, "number": 2}, lambda s: s["done"] is True),
     # secrets
@@ -475,7 +485,9 @@ def test_every_tool_has_a_success_and_a_failure_case() -> None:
     # get_organization_permissions too: a real 3.17.0 answers any org id, a missing one as the empty org
     # (docs/adr/0057).
     anybody = {"list_forges", "get_server_info", "get_signature_public_key", "get_organization_permissions"}
-    assert {c[0] for c in FAILURES} | anybody == set(WOODPECKER_TOOLS.names)
+    # validate_pipeline_config sends nothing: it refuses only its arguments (tests/use_cases/test_config_check.py).
+    offline = {"validate_pipeline_config"}
+    assert {c[0] for c in FAILURES} | anybody | offline == set(WOODPECKER_TOOLS.names)
 
 
 @pytest.mark.parametrize(("tool", "who", "args", "check"), SUCCESS, ids=[_id(c) for c in SUCCESS])

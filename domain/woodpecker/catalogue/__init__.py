@@ -26,6 +26,7 @@ from domain.woodpecker.catalogue import (
     secrets,
     server,
     users,
+    validation,
 )
 
 # In the order the tools are listed: the shared catalogue's order, each addition after its group.
@@ -33,6 +34,7 @@ RESOURCES: tuple[ModuleType, ...] = (
     repositories,
     pipelines,
     history,
+    validation,
     logs,
     secrets,
     registries,

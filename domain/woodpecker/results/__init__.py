@@ -8,6 +8,7 @@ material), `configs` (pipeline config files), `shaping` (successful calls), `log
 
 from domain.logs import LogLine, LogMatch
 from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_object, fit_prefix, size
+from domain.woodpecker.results.config_check import NO_WORKFLOW_READER, shape_config_check
 from domain.woodpecker.results.configs import CONFIG_FILE_BYTES, CONFIG_FILES, decode_configs
 from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, ShapeError
 from domain.woodpecker.results.errors import (
@@ -96,6 +97,8 @@ __all__ = [
     "health_failed",
     "shape_wait",
     "shape_history",
+    "shape_config_check",
+    "NO_WORKFLOW_READER",
     "Reading",
     "size",
     "strip_terminal",

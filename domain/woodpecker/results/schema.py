@@ -18,9 +18,11 @@ from domain.woodpecker.answers import (
     LogLines,
     LogMatches,
     One,
+    Validated,
     Value,
     Waited,
 )
+from domain.woodpecker.results.config_check import CONFIG_CHECK_PROPERTIES
 from domain.woodpecker.tool import woodpecker
 
 _OPEN_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
@@ -79,6 +81,8 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
         props.update(_WAIT_PROPERTIES)
     elif isinstance(answer, Analysed):
         props.update(_HISTORY_PROPERTIES)
+    elif isinstance(answer, Validated):
+        props.update(CONFIG_CHECK_PROPERTIES)
     props["note"] = {"type": "string"}
     if tool.untrusted_output:
         props["untrusted"] = {"type": "boolean", "const": True}

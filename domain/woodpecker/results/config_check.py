@@ -1,0 +1,139 @@
+"""What validate_pipeline_config answers: each workflow file's findings, with their lines and columns.
+
+The summary is ours: counts, the verdict Woodpecker would give, and where the first finding is, by
+its place in `findings`, its line, column and rule. File names, step names, keys and values are
+written by whoever writes the config (untrusted, like anything pushed: docs/adr/0045) and stay in the
+findings' `file`, `pointer` and `field`.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.calls import ToolResult
+from domain.woodpecker.results.budget import RESULT_BUDGET, size
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
+from domain.woodpecker.results.render import Summarised, TextMode, fit
+from domain.woodpecker.workflow_lint import Finding, Path, workflow_name
+
+# Findings listed at most (the rest are counted under `dropped`), then fewer to fit the budget.
+FINDINGS_CAP = 200
+CHECKED_AGAINST = "Woodpecker 3.17's linter (a repository without trusted settings) and the JSON schema vendored by check-jsonschema"
+
+
+NO_WORKFLOW_READER = (
+    "This server was built without a workflow reader; validate_pipeline_config cannot run here."
+)
+
+
+def pointer(path: Path) -> str:
+    """A path as a JSON Pointer (RFC 6901): `/steps/0/settings`, `` for the whole document."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _finding(f: Finding) -> dict[str, Any]:
+    return {
+        "file": f.file,
+        "line": f.line,
+        "column": f.column,
+        "severity": "error" if f.blocking else "warning",
+        "source": f.source,
+        "rule": f.rule,
+        "message": f.message,
+        "pointer": pointer(f.path),
+        "field": f.field,
+    }
+
+
+def _full(files: Sequence[str], findings: Sequence[Finding]) -> dict[str, Any]:
+    blocking = sum(f.blocking for f in findings)
+    return {
+        **UNTRUSTED_MARKERS,
+        "valid": blocking == 0,
+        "errors": blocking,
+        "warnings": len(findings) - blocking,
+        "files": [
+            {
+                "file": name,
+                "workflow": workflow_name(name),
+                "errors": sum(f.blocking for f in findings if f.file == name),
+                "warnings": sum(not f.blocking for f in findings if f.file == name),
+            }
+            for name in files
+        ],
+        "findings": [_finding(f) for f in findings],
+        "checked_against": CHECKED_AGAINST,
+    }
+
+
+def _within(full: dict[str, Any], budget: int) -> dict[str, Any]:
+    cap = FINDINGS_CAP
+    while True:
+        out = dict(full, findings=full["findings"][:cap])
+        if len(full["findings"]) > cap:
+            out["dropped"] = len(full["findings"]) - cap
+        if size(out) <= budget or cap == 0:
+            return out
+        cap = cap * 3 // 4 if cap > 3 else cap - 1
+
+
+def headline(files: Sequence[str], findings: Sequence[Finding]) -> str:
+    """One line a person would say, with no text of the files in it."""
+    blocking = [i for i, f in enumerate(findings) if f.blocking]
+    warnings = len(findings) - len(blocking)
+    where = f"{len(files)} file" + ("" if len(files) == 1 else "s")
+    if not findings:
+        return f"No problem found in {where}: Woodpecker would run it as written"
+    first = blocking[0] if blocking else 0
+    f = findings[first]
+    at = f"findings[{first}] at line {f.line}, column {f.column} ({f.rule})"
+    if blocking:
+        return (
+            f"{len(blocking)} blocking error(s) and {warnings} warning(s) in {where}: Woodpecker would end "
+            f"the pipeline as error; first: {at}"
+        )
+    return f"No blocking error in {where}, {warnings} warning(s): Woodpecker would run it and list them; first: {at}"
+
+
+def shape_config_check(
+    files: Sequence[str],
+    findings: Sequence[Finding],
+    *,
+    budget: int = RESULT_BUDGET,
+    text: TextMode = "full",
+) -> ToolResult:
+    full = _full(files, findings)
+    return fit(lambda inner: Summarised(_within(full, inner), headline(files, findings)), budget, text)
+
+
+_FINDING_PROPERTIES: Mapping[str, Any] = {
+    "file": {"type": "string", "description": "The file's name as passed (config: .woodpecker.yaml)."},
+    "line": {"type": "integer", "description": "From 1."},
+    "column": {"type": "integer", "description": "From 1."},
+    "severity": {"type": "string", "enum": ["error", "warning"]},
+    "source": {"type": "string", "enum": ["yaml", "decode", "linter", "schema", "deprecation", "bad_habit"]},
+    "rule": {"type": "string"},
+    "message": {"type": "string"},
+    "pointer": {"type": "string", "description": "JSON Pointer of the value in the file."},
+    "field": {"type": "string", "description": "The field as Woodpecker's own error names it."},
+}
+
+CONFIG_CHECK_PROPERTIES: Mapping[str, Any] = {
+    "valid": {"type": "boolean", "description": "No blocking error: Woodpecker would start the pipeline."},
+    "errors": {"type": "integer", "description": "Blocking findings."},
+    "warnings": {"type": "integer"},
+    "files": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "file": {"type": "string"},
+                "workflow": {"type": "string", "description": "The workflow's name in Woodpecker's errors."},
+                "errors": {"type": "integer"},
+                "warnings": {"type": "integer"},
+            },
+        },
+    },
+    "findings": {"type": "array", "items": {"type": "object", "properties": dict(_FINDING_PROPERTIES)}},
+    "dropped": {"type": "integer", "description": "Findings left out to stay under the size budget."},
+    "checked_against": {"type": "string"},
+}
