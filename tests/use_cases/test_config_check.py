@@ -42,13 +42,21 @@ async def test_it_answers_without_a_server_or_a_token_and_sends_nothing() -> Non
         ({}, "nothing to check", "pass config (the text of one workflow file) or files"),
         ({"config": OK, "files": {"a.yaml": OK}}, "not both", "put every file in files"),
         ({"files": {}}, "files is empty", "pass at least one file name with its text"),
-        ({"config": "x" * (MAX_CHARACTERS + 1)}, "config is too long", f"at most {MAX_CHARACTERS}"),
+        (
+            {"config": "x" * (MAX_CHARACTERS + 1)},
+            f"config holds {MAX_CHARACTERS + 1} characters",
+            "check one file",
+        ),
         (
             {"files": {f"{i}.yaml": "x" * (MAX_CHARACTERS // 2) for i in range(3)}},
-            "characters, at most",
-            "check them in several calls",
+            f"the files hold {3 * (MAX_CHARACTERS // 2)} characters, at most {MAX_CHARACTERS}",
+            "check one file at a time",
         ),
-        ({"files": {f"{i}.yaml": OK for i in range(MAX_FILES + 1)}}, "too many keys", f"at most {MAX_FILES}"),
+        (
+            {"files": {f"{i}.yaml": OK for i in range(MAX_FILES + 1)}},
+            f"at most {MAX_FILES} a call",
+            "in several calls",
+        ),
         ({"files": {"a.yaml": 3}}, "must be a string", "files"),
     ],
 )

@@ -13,8 +13,9 @@ from domain.woodpecker.plans import ValidateConfig
 ADDED: tuple[str, ...] = ("validate_pipeline_config",)
 
 # Characters a call may bring in all (one file or the sum of several), and files at most: Woodpecker's
-# own pipelines are a few kilobytes, and every character is parsed and checked on this server.
-MAX_CHARACTERS = 64_000
+# own pipelines are a few kilobytes, and every character is parsed and checked on this server's event
+# loop (32,000 take about half a second, ruamel.yaml's round-trip reader being pure Python).
+MAX_CHARACTERS = 32_000
 MAX_FILES = 20
 # The name a lone `config` is checked under (the single-file form Woodpecker reads).
 CONFIG_FILE = ".woodpecker.yaml"
@@ -39,11 +40,14 @@ def one_of_config_or_files(args: Mapping[str, Any]) -> str | None:
     files = args.get("files", {})
     if "files" in args and not files:
         return "files is empty; pass at least one file name with its text, or pass config."
+    if len(files) > MAX_FILES:
+        return f"files holds {len(files)} files, at most {MAX_FILES} a call; check them in several calls."
     total = len(args.get("config", "")) + sum(len(text) for text in files.values())
     if total > MAX_CHARACTERS:
+        what = "config holds" if "config" in args else "the files hold"
         return (
-            f"the files hold {total} characters, at most {MAX_CHARACTERS} in all; "
-            "check them in several calls, a few files each."
+            f"{what} {total} characters, at most {MAX_CHARACTERS} a call; check one file at a time, "
+            "or split a longer file where its steps allow."
         )
     return None
 
@@ -64,18 +68,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "string",
                     False,
                     "One workflow file's text. Or files, not both.",
-                    constraints={"maxLength": MAX_CHARACTERS},
                 ),
                 Param(
                     "files",
                     "object",
                     False,
                     "File name to text, for several files (.woodpecker/*.yaml).",
-                    constraints={
-                        "maxProperties": MAX_FILES,
-                        "propertyNames": FILE_NAME,
-                        "additionalProperties": {"type": "string", "maxLength": MAX_CHARACTERS},
-                    },
+                    # How many and how long: one_of_config_or_files, whose refusal says what to do instead.
+                    constraints={"propertyNames": FILE_NAME, "additionalProperties": {"type": "string"}},
                 ),
             ),
             endpoints=(),
