@@ -53,6 +53,8 @@ async def test_a_huge_string_or_a_nested_object_in_every_parameter_is_refused_wi
                 for label, value in wrong.items():
                     if label == "negative" and param.type != "integer":
                         continue
+                    if label == "huge" and (tool.name, param.name) == ("validate_pipeline_config", "config"):
+                        continue  # a workflow file's text, up to 32,000 characters by design
                     result = await client.call_tool(tool.name, {param.name: value})
                     assert result.is_error, (tool.name, param.name, label)
                     assert len(result.content[0].text) < 2_000, "an error never echoes a huge value"

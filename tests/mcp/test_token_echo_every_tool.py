@@ -29,6 +29,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 # The first success case of each tool: its arguments and whose token it goes with.
 CASE = {tool: (who, args) for tool, who, args, _ in reversed(SUCCESS)}
 REFUSAL = "contained the token"
+# Tools that read no answer at all, so none can echo the token (validate_pipeline_config sends nothing).
+READS_NOTHING = {"validate_pipeline_config"}
 
 
 async def _call(
@@ -48,7 +50,7 @@ def test_every_tool_has_a_case() -> None:
     assert set(CASE) == set(WOODPECKER_TOOLS.names)
 
 
-@pytest.mark.parametrize("tool", sorted(CASE))
+@pytest.mark.parametrize("tool", sorted(set(CASE) - READS_NOTHING))
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 async def test_an_echo_of_the_token_in_any_answer_of_the_tool_never_reaches_the_client(

@@ -1,6 +1,7 @@
 """validate_pipeline_config through the tool runner: it needs no server and sends nothing, refuses
 neither-or-both and too much text with the fix, and answers every file's findings."""
 
+import json
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from adapters.ruamel_workflow_syntax import RuamelWorkflowSyntax
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.catalogue.validation import MAX_CHARACTERS, MAX_FILES
 from ports.use_cases.tools import ToolRunner
+from ports.woodpecker import Credential
 from tests.fakes.woodpecker import FakeWoodpecker
 
 OK = "when:\n  event: manual\nsteps:\n  - name: build\n    image: sh\n    commands: [make]\n"
@@ -88,3 +90,18 @@ async def test_several_files_each_answer_with_their_lines_and_the_pushed_text_st
     warning, headline, data = result.text.splitlines()
     assert sneaky not in headline and "findings[0] at line 7, column 5" in headline
     assert sneaky in data
+
+
+async def test_a_value_is_never_echoed_and_a_key_that_is_the_servers_token_refuses_the_answer_whole() -> None:
+    token = "f" * 40
+    checker = ToolRunner(
+        WOODPECKER_TOOLS,
+        FakeWoodpecker(),
+        default_credential=Credential(token),
+        workflow_syntax=RuamelWorkflowSyntax(),
+    )
+    value = await checker.run("validate_pipeline_config", {"config": f"steps: {token}\n"}, None)
+    assert not value.is_error and token not in value.text  # a finding names where, never what
+    result = await checker.run("validate_pipeline_config", {"config": f"{token}: 1\n{OK}"}, None)
+    assert result.is_error and result.structured["error"]["kind"] == "token_echoed"
+    assert token not in result.text and token not in json.dumps(result.structured)
