@@ -91,3 +91,21 @@ def test_every_step_key_is_found_on_the_line_it_is_written(steps: list[tuple[str
         value = parsed.values[("steps", i, "commands", len(commands) - 1)]
         last = commands[-1]  # quoted, the value starts at its quote
         assert lines[value.line - 1][value.column - 1 :].startswith((last, f"'{last}", f'"{last}'))
+
+
+def test_every_schema_keyword_is_said_in_the_schemas_words_only() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string"},
+            "b": {"const": "yes"},
+            "c": {"type": "array", "maxItems": 1},
+            "d": {"required": ["image"]},
+        },
+    }
+    syntax = RuamelWorkflowSyntax(schema)
+    faults = {f.path: f for f in syntax.schema_faults({"a": 1, "b": "Zq9", "c": ["Zq9", "Zq9"], "d": {}})}
+    assert faults[("a",)].message == "Invalid type. Expected: string"
+    assert faults[("b",)].message == 'must be "yes"'
+    assert faults[("c",)].keyword == "maxItems" and "Zq9" not in faults[("c",)].message
+    assert faults[("d",)].message == "image is required"

@@ -269,3 +269,31 @@ def test_images_match_as_dockers_reference_names_them() -> None:
 def test_a_workflow_is_named_by_its_file_and_a_path_by_its_json_pointer() -> None:
     assert workflow_name(".woodpecker/build.yaml") == "build" and workflow_name("deploy.yml") == "deploy"
     assert pointer(("steps", 0, "a/b~c")) == "/steps/0/a~1b~0c" and pointer(()) == ""
+
+
+def test_a_clone_image_off_the_trusted_list_warns_that_netrc_is_not_injected() -> None:
+    doc = {
+        "when": {"event": "push"},
+        "clone": {"git": {"image": "alpine/git"}},
+        "steps": [{"name": "a", "image": "sh", "commands": "x"}],
+    }
+    [found] = check_file("w.yaml", marked(doc), no_schema)
+    assert (found.rule, found.blocking, found.field, found.path) == (
+        "untrusted_clone_image",
+        False,
+        "clone.git",
+        ("clone", "git", "image"),
+    )
+    doc["clone"] = {"git": {"image": "quay.io/woodpeckerci/plugin-git:2.6"}}
+    assert check_file("w.yaml", marked(doc), no_schema) == ()
+
+
+def test_an_answer_too_large_for_its_budget_keeps_the_first_findings_and_counts_the_rest() -> None:
+    doc = {"steps": [{"name": f"s{i}", "image": "sh", "commands": "x"} for i in range(400)]}
+    found = check_file("w.yaml", marked(doc), no_schema)
+    assert len(found) == 400
+    shaped = shape_config_check(["w.yaml"], found, budget=20_000)
+    kept = shaped.structured["findings"]
+    assert 0 < len(kept) < 200 and shaped.structured["dropped"] == 400 - len(kept)
+    assert shaped.structured["warnings"] == 400  # the counts are the whole answer's
+    assert [f["pointer"] for f in kept] == [f"/steps/{i}" for i in range(len(kept))]
