@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from adapters.ruamel_workflow_syntax import RuamelWorkflowSyntax
 from adapters.woodpecker_httpx import HttpxWoodpeckerGateway
 from domain.guard.policy import decide
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
@@ -22,7 +23,7 @@ from sandbox.server import running_sandbox
 from tests.fakes.clock import FakeClock
 from tests.real import differential as d
 from tests.real import versions
-from tests.real.harness import ADMIN, ORG, OUTSIDER, USER, Real, bin_dir, running
+from tests.real.harness import ADMIN, ORG, OUTSIDER, PIPELINE_OK, USER, Real, bin_dir, running
 from tests.real.scenario import Seeded, push, seed, wait_pipeline
 
 pytestmark = [pytest.mark.real_woodpecker, pytest.mark.slow]
@@ -253,6 +254,7 @@ def _read_arguments(real: Real, seeded: Seeded) -> dict[str, dict[str, Any]]:
         "resolve": {"reference": f"{real.url}/repos/{app}/pipeline/{failed}/{step_id}"},
         "wait_for_pipeline": {**run, "timeout_seconds": 5},
         "analyze_pipeline_history": repo,
+        "validate_pipeline_config": {"config": PIPELINE_OK},  # the seeded repositories' own config
         "get_step_logs": {**run, "step_id": step_id},
         "search_step_logs": {**run, "step_id": step_id, "pattern": "FAIL|fail"},
         "list_secrets": at_repo,
@@ -287,7 +289,12 @@ async def test_every_read_tool_answers_from_a_real_woodpecker(real: tuple[Real, 
     assert set(calls) == {t.name for t in WOODPECKER_TOOLS if t.kind == "read"}
     gateway = HttpxWoodpeckerGateway(started.url, trust_env=False, retries=0, timeout=30.0)
     runner = ToolRunner(
-        WOODPECKER_TOOLS, gateway, token_configured=True, web_root=started.url, clock=FakeClock()
+        WOODPECKER_TOOLS,
+        gateway,
+        token_configured=True,
+        web_root=started.url,
+        clock=FakeClock(),
+        workflow_syntax=RuamelWorkflowSyntax(),
     )
     failed: dict[str, Any] = {}
     try:
