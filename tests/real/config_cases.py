@@ -51,6 +51,13 @@ CASES: dict[str, dict[str, str]] = {
     "unknown_top_level_key": _file(_MANUAL + "pipline: true\n" + _STEP),
     "misspelt_step_key": _file(_MANUAL + _STEP + "    enviroment:\n      A: b\n"),
     "pull_as_yes": _file(_MANUAL + _STEP + "    pull: yes\n"),
+    "clone_image_off_the_trusted_list": {
+        ".woodpecker/build.yaml": "clone:\n  git:\n    image: alpine/git\n" + _MANUAL + _STEP
+    },
+    "a_when_item_without_an_event": _file(_STEP + "    when:\n      - event: manual\n      - branch: main\n"),
+    "depends_on_an_optional_missing_step": _file(
+        _MANUAL + _STEP + "    depends_on:\n      - name: lint\n        optional: true\n"
+    ),
     "runs_on_deprecated": _file(_MANUAL + "runs_on: [success, failure]\n" + _STEP),
     "deprecated_variable": _file(_MANUAL + _STEP + "      - echo $CI_COMMIT_PRERELEASE\n"),
     "step_without_event_filter_among_filtered": _file(
