@@ -5,6 +5,7 @@ PyJWT against the issuer's published keys (the resource server's `IssuerKeys`, A
 audience (our client id), lifetime, nonce, an allowed algorithm.
 """
 
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -154,11 +155,23 @@ class OidcSignIn:
         return claims
 
 
+_ADDRESS = re.compile(r"[!-?A-~]{1,64}@[A-Za-z0-9.-]{1,189}")
+
+
 def _line(value: object) -> str:
     if not isinstance(value, str):
         return ""
     text = "".join(c if c >= " " else "\ufffd" for c in " ".join(value.split()))
     return text if len(text) <= _MAX_NAME_CHARS else text[: _MAX_NAME_CHARS - 1] + "…"
+
+
+def _address(value: object) -> str | None:
+    """A verified e-mail as the provider sent it, when it is a plain ASCII address: an `email:` approver
+    matches it exactly (case aside). Anything else (a space, a Kelvin sign that lowercases to `k`, a
+    full-width character) matches no approver, rather than one it only looks like (found by a review)."""
+    if not isinstance(value, str) or not _ADDRESS.fullmatch(value):
+        return None
+    return value
 
 
 def _person(claims: dict[str, Any]) -> SignedIn:
@@ -169,7 +182,7 @@ def _person(claims: dict[str, Any]) -> SignedIn:
     groups = claims.get("groups")
     return SignedIn(
         subject=subject,
-        email=_line(email) or None,
+        email=_address(email),
         name=_line(claims.get("preferred_username")) or _line(claims.get("name")),
         groups=frozenset(str(g) for g in groups) if isinstance(groups, list) else frozenset(),
     )

@@ -170,6 +170,14 @@ def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[st
             "WOODPECKER_MCP_FOUR_EYES needs the approval page behind a sign-in: set WOODPECKER_MCP_AUTH=oauth "
             "(Streamable HTTP) and WOODPECKER_MCP_APPROVAL_CLIENT_ID, or unset WOODPECKER_MCP_FOUR_EYES"
         ]
+    if len(http.oauth_issuers) > 1:
+        # The approver signs in at the first issuer: a caller whose token another issuer made is a
+        # different (issuer, subject) there, so the same person would pass as a second one.
+        return [
+            "WOODPECKER_MCP_FOUR_EYES needs one identity provider, where the caller and the approver are told "
+            "apart by the same subject: WOODPECKER_MCP_OAUTH_ISSUERS names several; name one, or unset "
+            "WOODPECKER_MCP_FOUR_EYES"
+        ]
     if not http.approvers.anyone_but_the_caller:
         return [
             "WOODPECKER_MCP_FOUR_EYES names tools nobody but the caller could approve: list the approvers in "

@@ -31,6 +31,18 @@ def start(
         ("stdio", {}, "WOODPECKER_MCP_AUTH"),
         ("http", {**OAUTH}, "WOODPECKER_MCP_APPROVAL_CLIENT_ID"),
         ("http", {**OAUTH, **CLIENT}, "WOODPECKER_MCP_APPROVERS"),
+        # Found by a review: a caller from the second issuer is someone else at the first, where the
+        # approver signs in, so they could approve their own four-eyes call.
+        (
+            "http",
+            {
+                **OAUTH,
+                **CLIENT,
+                "WOODPECKER_MCP_APPROVERS": "group:ops",
+                "WOODPECKER_MCP_OAUTH_ISSUERS": "https://sso.example.org/realms/team,https://other.example.org",
+            },
+            "WOODPECKER_MCP_OAUTH_ISSUERS",
+        ),
     ],
 )
 def test_four_eyes_without_a_second_person_stops_the_server_naming_both_settings(

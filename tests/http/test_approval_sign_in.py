@@ -54,3 +54,20 @@ async def test_an_id_token_signed_with_an_unpublished_key_or_none_is_refused() -
         for token in (idp.rogue_token(CLIENT, kid="rogue-1"), idp.unsigned_token(CLIENT), "not a token"):
             with pytest.raises(SignInFailed):
                 await sign_in(idp).id_token_claims(token, "n-1")
+
+
+@pytest.mark.parametrize(
+    "email",
+    ["\u212aevin@example.org", "kevin@example.org\u3000", "\u00a0kevin@example.org", "kev in@example.org"],
+)
+def test_a_verified_email_that_only_looks_like_an_approvers_is_no_email_at_all(email: str) -> None:
+    # Found by a review: cleaned for display and lowercased, these matched `email:kevin@example.org`.
+    from adapters.oauth_resource.sign_in import _person
+    from domain.guard.approvers import parse_approvers, verdict
+
+    approvers = parse_approvers(["email:kevin@example.org"])
+    person = _person({"sub": "s", "email": email, "email_verified": True})
+    assert person.email is None
+    assert verdict(person, is_caller=False, approvers=approvers, four_eyes=True) == "not_listed"
+    plain = _person({"sub": "s", "email": "Kevin@Example.org", "email_verified": True})
+    assert verdict(plain, is_caller=False, approvers=approvers, four_eyes=True) == "allowed"
