@@ -104,9 +104,9 @@ def four_eyes_unreachable() -> ToolResult:
     return error_result(
         "four_eyes",
         "Nothing was done: this server lets only a second, signed-in person approve this tool, on its "
-        "approval page, and this client cannot offer the page's link (it declares no URL-mode elicitation). "
-        "Call it from a client that supports URL-mode elicitation, or ask the operator; a dialog or a "
-        "confirm_token cannot approve it.",
+        "approval page, and the page's link cannot reach the person here (the client declares no URL-mode "
+        "elicitation, or this connection cannot carry it). Call it from a client that supports URL-mode "
+        "elicitation, or ask the operator; a dialog or a confirm_token cannot approve it.",
         done=False,
     )
 
