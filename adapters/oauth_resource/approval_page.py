@@ -55,6 +55,7 @@ _SERVER, _FORGE = "woodpecker-ci-mcp", "Woodpecker CI"
 _KEEP_SECONDS = 600.0
 _SIGN_IN_SECONDS = 600.0
 _MAX_SIGN_INS = 1000
+_PER_PAGE = 8  # sign-ins under way, and sessions, per page: a person retrying, a second browser
 _HEADERS = {
     "content-security-policy": (
         "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -217,6 +218,21 @@ class _Session:
     until: float
 
 
+def _make_room(
+    store: "OrderedDict[str, _SignIn] | OrderedDict[str, _Session]", page: str, now: float
+) -> None:
+    """Room for one more sign-in (or session) of `page`: the expired ones go first, then the oldest of
+    that page beyond its few, and only then the oldest of all. Whoever holds one link can crowd out
+    only that page's own sign-ins, never other pages' (found by a review)."""
+    for key in [k for k, v in store.items() if v.until < now]:
+        del store[key]
+    mine = [k for k, v in store.items() if v.page_digest == page]
+    for key in mine[: max(len(mine) - _PER_PAGE + 1, 0)]:
+        del store[key]
+    while len(store) >= _MAX_SIGN_INS:
+        store.popitem(last=False)
+
+
 class ApprovalPageApp:
     """ASGI: serves `/approve/…` (the pages and the sign-in's return) and passes every other path on."""
 
@@ -264,8 +280,7 @@ class ApprovalPageApp:
                 503,
             )
         now = self._pages.now()
-        while len(self._sign_ins) >= _MAX_SIGN_INS:
-            self._sign_ins.popitem(last=False)
+        _make_room(self._sign_ins, _digest(path[len(PAGE_PATH) :]), now)
         self._sign_ins[_digest(started.state)] = _SignIn(
             started, _digest(path[len(PAGE_PATH) :]), path, now + _SIGN_IN_SECONDS
         )
@@ -295,8 +310,7 @@ class ApprovalPageApp:
             logger.info("an approver's sign-in failed (%s)", e)
             return _html("Sign-in failed", f"<p>{html.escape(str(e))} Nothing was done.</p>", 400)
         session_id = secrets.token_urlsafe(32)
-        while len(self._sessions) >= _MAX_SIGN_INS:
-            self._sessions.popitem(last=False)
+        _make_room(self._sessions, pending.page_digest, self._pages.now())
         self._sessions[_digest(session_id)] = _Session(
             person,
             oauth_principal(self._sign_in.issuer, person.subject, self._principal_key),
