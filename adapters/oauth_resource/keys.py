@@ -3,7 +3,7 @@
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -47,6 +47,18 @@ def metadata_urls(issuer: str) -> list[str]:
         f"{origin}/.well-known/openid-configuration{path}",
         f"{origin}{path}/.well-known/openid-configuration",
     ]
+
+
+async def issuer_metadata(issuer: str, fetch: "Fetch") -> AsyncIterator[Mapping[str, Any]]:
+    """Each metadata document `issuer` publishes (at `metadata_urls`, in order) that names it: one
+    naming another issuer must not be used (RFC 8414 §3.3); one that cannot be read is passed over."""
+    for url in metadata_urls(issuer):
+        try:
+            metadata = await fetch(url)
+        except IssuerUnavailable:
+            continue
+        if isinstance(metadata, dict) and metadata.get("issuer") == issuer:
+            yield metadata
 
 
 Fetch = Callable[[str], Awaitable[Any]]
@@ -150,14 +162,7 @@ class IssuerKeys:
             self._fetched_at = self._monotonic()
 
     async def _discover(self) -> str:
-        for url in metadata_urls(self.issuer):
-            try:
-                metadata = await self._fetch(url)
-            except IssuerUnavailable:
-                continue
-            if not isinstance(metadata, dict) or metadata.get("issuer") != self.issuer:
-                # RFC 8414 §3.3: metadata naming another issuer must not be used.
-                continue
+        async for metadata in issuer_metadata(self.issuer, self._fetch):
             jwks_uri = metadata.get("jwks_uri")
             if isinstance(jwks_uri, str) and _same_trust(jwks_uri, self.issuer):
                 return jwks_uri

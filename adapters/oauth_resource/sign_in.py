@@ -19,7 +19,7 @@ from adapters.oauth_resource.keys import (
     IssuerUnavailable,
     allowed_algorithms,
     fetch_json,
-    metadata_urls,
+    issuer_metadata,
 )
 from domain.guard.approvers import SignedIn
 
@@ -68,13 +68,7 @@ class OidcSignIn:
     async def _discover(self) -> tuple[str, str]:
         if self._endpoints is not None:
             return self._endpoints
-        for url in metadata_urls(self.issuer):
-            try:
-                metadata = await self._fetch(url)
-            except IssuerUnavailable:
-                continue
-            if not isinstance(metadata, dict) or metadata.get("issuer") != self.issuer:
-                continue
+        async for metadata in issuer_metadata(self.issuer, self._fetch):
             authorize, token = metadata.get("authorization_endpoint"), metadata.get("token_endpoint")
             if isinstance(authorize, str) and isinstance(token, str):
                 self._endpoints = (authorize, token)
