@@ -63,10 +63,7 @@ def use_the_page(binary: str, profile: Path, url: str, login: str, button: str |
             f"document.querySelector('input[name=login]').value = {json.dumps(login)};"
             "document.querySelector('input[name=password]').value = 'any';"
         )
-        browser.send(
-            "Runtime.evaluate", session=True, expression="document.querySelector('form').requestSubmit()"
-        )
-        browser.wait_for("Page.loadEventFired")
+        browser.submit_and_load("document.querySelector('form').requestSubmit()")
         seen["href"] = browser.evaluate("location.href")
         seen["title"] = browser.evaluate("document.title")
         seen["text"] = browser.evaluate("document.body.innerText")
@@ -78,12 +75,7 @@ def use_the_page(binary: str, profile: Path, url: str, login: str, button: str |
                 "({page: document.querySelector('input[name=page]').value,"
                 " csrf: document.querySelector('input[name=csrf]').value})"
             )
-            browser.send(
-                "Runtime.evaluate",
-                session=True,
-                expression=f"document.querySelector('button[value={button}]').click()",
-            )
-            browser.wait_for("Page.loadEventFired")
+            browser.submit_and_load(f"document.querySelector('button[value={button}]').click()")
             seen["after"] = browser.evaluate("document.getElementById('outcome').dataset.outcome")
             other = "approve" if button == "decline" else "decline"
             replay = {**fields, "decision": other}

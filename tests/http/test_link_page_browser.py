@@ -43,10 +43,7 @@ def use_the_page(binary: str, profile: Path, link: str, framer: str, token: str)
         seen["form_title"] = browser.evaluate("document.title")
         browser.evaluate(f"document.getElementById('token').value = {json.dumps(token)}")
         seen["form_shot"] = browser.screenshot("link-page-form.png")
-        browser.send(
-            "Runtime.evaluate", session=True, expression="document.querySelector('form').requestSubmit()"
-        )
-        browser.wait_for("Page.loadEventFired")
+        browser.submit_and_load("document.querySelector('form').requestSubmit()")
         seen["title"] = browser.evaluate("document.title")
         seen["text"] = browser.evaluate("document.body.innerText")
         seen["shot"] = browser.screenshot("link-page-linked.png")

@@ -33,12 +33,7 @@ def click(binary: str, profile: Path, url: str, button: str, name: str) -> dict[
         seen["before"] = browser.evaluate("document.getElementById('outcome').dataset.outcome")
         seen["fits"] = browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         browser.screenshot(f"approval-page-{name}-before.png")
-        browser.send(
-            "Runtime.evaluate",
-            session=True,
-            expression=f"document.querySelector('button[value={button}]').click()",
-        )
-        browser.wait_for("Page.loadEventFired")
+        browser.submit_and_load(f"document.querySelector('button[value={button}]').click()")
         seen["after"] = browser.evaluate("document.getElementById('outcome').dataset.outcome")
         seen["buttons_after"] = browser.evaluate("document.querySelectorAll('button').length")
         browser.screenshot(f"approval-page-{name}-after.png")
