@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from domain.woodpecker.rules import HELD_EVENTS
+
 Path = tuple[str | int, ...]
 Source = Literal["yaml", "decode", "linter", "schema", "deprecation", "bad_habit"]
 
@@ -98,17 +100,8 @@ class Trust:
 TRUSTED_CLONE_PLUGINS = ("docker.io/woodpeckerci/plugin-git", "quay.io/woodpeckerci/plugin-git")
 FORMERLY_PRIVILEGED = ("plugins/docker", "plugins/gcr", "plugins/ecr", "woodpeckerci/plugin-docker-buildx")
 AREAS = ("clone", "steps", "services")
-EVENTS = (
-    "push",
-    "pull_request",
-    "pull_request_closed",
-    "pull_request_metadata",
-    "tag",
-    "release",
-    "deployment",
-    "cron",
-    "manual",
-)
+# Every event Woodpecker knows: those a pipeline can be held for, then the two it never holds.
+EVENTS = (*HELD_EVENTS, "cron", "manual")
 DEPRECATED_VARIABLES = (
     ("CI_COMMIT_PRERELEASE", "CI_PIPELINE_RELEASE_PRE"),
     ("CI_COMMIT_AUTHOR_AVATAR", "CI_PIPELINE_AVATAR"),
