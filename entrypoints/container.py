@@ -230,8 +230,6 @@ class Container(containers.DeclarativeContainer):
     gateway = providers.Resource(_gateway, settings, credential, http)
     linking = providers.Resource(_linking, settings, http, clock, randomness)
     pages = providers.Singleton(_pages, settings, http)
-    # The tools whose question only a second, signed-in person may answer (WOODPECKER_MCP_FOUR_EYES).
-    four_eyes = providers.Callable(lambda s: frozenset(s.four_eyes), settings)
 
     runner = providers.Singleton(_runner, tools, gateway, settings, credential, clock)
     roles = providers.Singleton(_roles, http, gateway, clock)
@@ -248,7 +246,6 @@ class Container(containers.DeclarativeContainer):
         view_uri=VIEW_URI,
         elicitation_enabled=settings.provided.elicitation,
         local_token_store=providers.Callable(_local_token_store, settings.provided.token_store),
-        four_eyes=four_eyes,
     )
     application = providers.Singleton(
         McpApplication,
@@ -266,7 +263,6 @@ class Container(containers.DeclarativeContainer):
         web_root=settings.provided.woodpecker_url,
         pages=pages,
         approval_page=settings.provided.approval_page,
-        four_eyes=four_eyes,
     )
     mcp_server = providers.Singleton(build_server, application)
 

@@ -59,9 +59,6 @@ class McpApplication:
     # None over HTTP, where a page needs a sign-in first.
     pages: ApprovalPages | None = None
     approval_page: ApprovalPageMode = "auto"
-    # The tools only a second person may approve, on the signed-in page (ADR 0084): they ask there or
-    # nowhere, so their way of asking prefers the page's link whenever the client can offer it.
-    four_eyes: frozenset[str] = frozenset()
 
 
 def identity(

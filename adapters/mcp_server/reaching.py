@@ -28,17 +28,13 @@ def revision_of(protocol_version: str | None) -> Revision:
     return "none"
 
 
-def facts_of(ctx: ServerRequestContext[Any, Any], app: McpApplication, tool: str | None = None) -> Facts:
-    """Modern capabilities are per request, never remembered. A four-eyes tool asks on the page or
-    nowhere: for it the page is preferred as `always` would (unless the page is off)."""
+def facts_of(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> Facts:
+    """Modern capabilities are per request, never remembered."""
     session = ctx.session
     capabilities = session.client_capabilities
-    mode = app.approval_page
-    if tool is not None and tool in app.four_eyes and mode != "off":
-        mode = "always"
     return Facts(
         elicitation_enabled=app.elicitation_enabled,
-        page_mode=mode,
+        page_mode=app.approval_page,
         pages=app.pages is not None,
         form=declares_form_elicitation(capabilities),
         url=declares_url_elicitation(capabilities),
@@ -48,5 +44,5 @@ def facts_of(ctx: ServerRequestContext[Any, Any], app: McpApplication, tool: str
     )
 
 
-def way_of_asking(ctx: ServerRequestContext[Any, Any], app: McpApplication, tool: str | None = None) -> Route:
-    return route(facts_of(ctx, app, tool))
+def way_of_asking(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> Route:
+    return route(facts_of(ctx, app))

@@ -98,19 +98,6 @@ def denied_by_policy() -> ToolResult:
     )
 
 
-def four_eyes_unreachable() -> ToolResult:
-    """A tool only a second person may approve, asked where no approval page behind a sign-in can
-    reach one (ADR 0084): no dialog, view or token may stand in for it."""
-    return error_result(
-        "four_eyes",
-        "Nothing was done: this server lets only a second, signed-in person approve this tool, on its "
-        "approval page, and the page's link cannot reach the person here (the client declares no URL-mode "
-        "elicitation, or this connection cannot carry it). Call it from a client that supports URL-mode "
-        "elicitation, or ask the operator; a dialog or a confirm_token cannot approve it.",
-        done=False,
-    )
-
-
 def duration_words(seconds: int) -> str:
     """`5 minutes`, `1 minute`, `90 seconds`: how a question's or a token's life is said."""
     if seconds % 60 == 0:

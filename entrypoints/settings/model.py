@@ -158,13 +158,6 @@ def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[st
     someone beyond the caller allowed to approve. Each problem names both settings."""
     if not settings.four_eyes:
         return []
-    if settings.approval_page == "off" or not settings.elicitation:
-        # No page at all: nobody but the caller could ever be asked (a dialog or the token would be theirs).
-        which = "WOODPECKER_MCP_APPROVAL_PAGE=off" if settings.approval_page == "off" else "ELICITATION=false"
-        return [
-            f"WOODPECKER_MCP_FOUR_EYES needs the approval page, which {which} turns off: unset {which.split('=')[0]}, "
-            "or unset WOODPECKER_MCP_FOUR_EYES"
-        ]
     if http is None or http.auth != "oauth" or http.approval_client_id is None:
         return [
             "WOODPECKER_MCP_FOUR_EYES needs the approval page behind a sign-in: set WOODPECKER_MCP_AUTH=oauth "

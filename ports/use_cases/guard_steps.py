@@ -25,9 +25,6 @@ from ports.use_cases.earlier_attempts import EarlierAttempts
 from ports.use_cases.guard_audit import PATHS, GuardAudit
 from ports.use_cases.sealed_questions import SEALED_TTL_SECONDS, SealedQuestions
 
-# The audit's rule for a four-eyes call refused because no signed-in page could reach a second person.
-FOUR_EYES_RULE = "four_eyes"
-
 
 @dataclass(frozen=True, slots=True)
 class Reask:
@@ -48,9 +45,6 @@ class GuardedCall:
     decision: Decision
     needs_current: bool
     ctx: CallContext
-    # Only a second, signed-in person may answer it, on the approval page (WOODPECKER_MCP_FOUR_EYES):
-    # no other way of asking may take it, the two-call token included.
-    four_eyes: bool = False
 
     @property
     def fingerprint(self) -> str:
@@ -180,12 +174,6 @@ class GuardSteps:
         policy = call.spec.policy
         expires_in = policy.expires_in if policy is not None else None
         return expires_in is not None and self._clock.now() > asked_at + expires_in
-
-    def four_eyes_unreachable(self, call: GuardedCall) -> Complete:
-        """A four-eyes call that cannot reach the signed-in page: refused, nothing asked or sent, and
-        recorded as the operator's rule that refused it."""
-        self._audit.write(call.spec, call.args, call.ctx, "denied", FOUR_EYES_RULE)
-        return Complete(outcomes.four_eyes_unreachable())
 
     def record(
         self,

@@ -64,7 +64,6 @@ class GuardedCalls:
         elicitation_enabled: bool,
         local_token_store: str | None = None,
         view_uri: str,
-        four_eyes: frozenset[str] = frozenset(),
     ) -> None:
         """`elicitation_enabled=False` (ELICITATION=false): every guarded call takes the token path.
 
@@ -74,15 +73,10 @@ class GuardedCalls:
         (Redis); when they live in this process's memory, the setting that would share them, for
         the rejected-token answer to name (a second call that reaches another process never fits).
 
-        `four_eyes`: the tools only a second, signed-in person may approve (WOODPECKER_MCP_FOUR_EYES,
-        ADR 0084): when such a call asks, only the approval page offered through the client's URL-mode
-        elicitation may carry its question; every other way refuses it, nothing asked or sent.
-
         `view_uri`: the forge's approval view (a `ui://` resource), named by a guarded call's result for a
         client that shows MCP Apps but no dialog (ADR 0049).
         """
         self._forge = forge
-        self._four_eyes = four_eyes
         self._keys = keys
         self._calls = forge.calls
         self._audit = GuardAudit(audit, clock)
@@ -153,18 +147,6 @@ class GuardedCalls:
                 self._audit.write(spec, args, self._path_of(ctx), "nothing_to_decide", None)
                 return Complete(prelude.answer)
             decision = Decision(ask=True, reasons=decision.reasons | prelude.facts)
-            if spec.name in self._four_eyes and not (
-                self._elicitation_enabled
-                and ctx.channel == "page"
-                and ctx.reached == "url_elicitation"
-                and ctx.pages is not None
-            ):
-                # Only a second person may say yes, on the signed-in page: a dialog, a view or a token
-                # would let the caller answer their own call.
-                keyed = self._keys.keyed(fingerprint(spec, args, ctx.principal))
-                return self._steps.four_eyes_unreachable(
-                    GuardedCall(valid, keyed, decision, reads, self._path_of(ctx), four_eyes=True)
-                )
         if ctx.channel == "app" and ctx.ticket is not None and ctx.answer is not None:
             # The approval view's answer: whatever the call now is, its ticket decides whether
             # anything may run, at most once (ADR 0066).
@@ -189,12 +171,7 @@ class GuardedCalls:
                 ctx.principal, ctx.credential, "token", no_dialog="server", quota_owner=ctx.quota_owner
             )
         call = GuardedCall(
-            valid,
-            self._keys.keyed(fingerprint(spec, args, ctx.principal)),
-            decision,
-            reads,
-            ctx,
-            four_eyes=spec.name in self._four_eyes,
+            valid, self._keys.keyed(fingerprint(spec, args, ctx.principal)), decision, reads, ctx
         )
         # A confirm_token is never a ticket: a call carrying one on the `app` way still gets a view.
         return await self._ways[ctx.channel].ask(call, token)

@@ -58,7 +58,7 @@ class PageWay:
         if pages is not None and via is None and call.ctx.reached == "url_elicitation":
             return await self._in_results(call, pages, token)
         if pages is None or (via is None and not await pages.available()):
-            return await self._fallback(call, as_token, token)
+            return await self._token.ask(as_token, token)
         life = steps.life(call, DEFAULT_PAGE_SECONDS)
         decision: Decision = call.decision
         for _ in range(MAX_PAGE_ROUNDS):
@@ -78,7 +78,7 @@ class PageWay:
             if shown == "unavailable":
                 # The browser could not be opened after all, or the client not asked: nobody saw this question.
                 steps.record(call, "no_answer")
-                return await self._fallback(call, as_token, token)
+                return await self._token.ask(as_token, token)
             if collected == "pending":
                 steps.record(call, "pending")
                 return Complete(outcomes.page_pending(life, call.ctx.reached or "browser"))
@@ -94,13 +94,6 @@ class PageWay:
                 return applied
             decision = applied.decision  # the object changed so that the call widens more: a new page
         return Complete(outcomes.kept_changing())
-
-    async def _fallback(self, call: GuardedCall, as_token: GuardedCall, token: object) -> CallOutcome:
-        """Where no page can reach the person: the two-call token, except for a four-eyes call, which
-        only a second person may answer, on the page (nothing asked, nothing sent)."""
-        if call.four_eyes:
-            return self._steps.four_eyes_unreachable(call)
-        return await self._token.ask(as_token, token)
 
     async def _in_results(self, call: GuardedCall, pages: ApprovalPages, token: object) -> CallOutcome:
         """2026-07-28: the page's link in an `input_required` result; the retry collects its decision."""
@@ -168,7 +161,7 @@ class PageWay:
             asking(steps, call),
         )
         if offered is None:
-            return await self._fallback(call, _as_token(call), token)
+            return await self._token.ask(_as_token(call), token)
         asked = await steps.question(call, decision)
         return replace(asked, message=asked.message + OPEN_THE_PAGE, page=offered)
 
