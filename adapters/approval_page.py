@@ -160,11 +160,11 @@ class BrowserApprovalPages:
         if via is not None:
             offered = await via.open(url, question + OPEN_THE_PAGE)
             if offered != "opened":
-                self.withdraw(key)
+                await self.withdraw(key)
                 return offered
             return "shown"
         if not await anyio.to_thread.run_sync(self._opener, url):
-            self.withdraw(key)
+            await self.withdraw(key)
             self._browser = False
             return "unavailable"
         return "shown"
@@ -182,7 +182,7 @@ class BrowserApprovalPages:
             page = self._new_page(key, question, ttl_seconds)
         return Offered(self._url(page), hashlib.sha256(page.public_id.encode()).hexdigest()[:32])
 
-    def withdraw(self, key: str) -> None:
+    async def withdraw(self, key: str) -> None:
         page = self._by_key.pop(key, None)
         if page is not None:
             page.withdraw(self._now())

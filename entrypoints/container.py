@@ -9,6 +9,8 @@ and on stdio the Woodpecker client (httpx) at the first call (`FirstCallGateway`
 """
 
 import base64
+import hashlib
+import hmac
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -31,6 +33,7 @@ from domain.tools import Catalogue
 from domain.woodpecker.approval_view import VIEW_URI
 from domain.woodpecker.toolsets import WOODPECKER_TOOLSETS
 from entrypoints.settings import DISTRIBUTION, LINK_KEY_BYTES, PROGRAM, HttpSettings, Settings
+from ports.audit import AuditSink
 from ports.clock import Clock
 from ports.randomness import Randomness
 from ports.token_store import TokenStore
@@ -187,25 +190,42 @@ def _roles(http: HttpSettings | None, gateway: WoodpeckerGateway, clock: Clock) 
     return CallerRoles(gateway, clock) if http is not None and http.auth == "per-client" else None
 
 
-def _pages(settings: Settings, http: HttpSettings | None) -> "ApprovalPages | None":
+def _pages(
+    settings: Settings, http: HttpSettings | None, ring: tuple[bytes, ...], audit: AuditSink
+) -> "ApprovalPages | None":
     # stdio (ADR 0063), and over HTTP only behind the approver's sign-in (OAuth mode, ADR 0084): MCP
     # forbids a URL pre-authenticated to act. Nothing starts here: stdio's page server starts at the
-    # first question that needs it; HTTP's pages are served by the team app.
+    # first question that needs it; HTTP's pages are served by the team app. Its Redis store (if any)
+    # is closed by `opened`.
     if settings.approval_page == "off" or not settings.elicitation:
         return None
-    if http is not None:
-        if http.auth != "oauth" or http.approval_client_id is None or http.resource_url is None:
-            return None
-        from adapters.oauth_resource import SignedInApprovalPages
+    if http is None:
+        from adapters.approval_page import BrowserApprovalPages
 
-        return SignedInApprovalPages(
-            public_origin=split_url(http.resource_url).origin,
-            four_eyes=frozenset(settings.four_eyes),
-            window_seconds=settings.approval_wait_seconds,
-        )
-    from adapters.approval_page import BrowserApprovalPages
+        return BrowserApprovalPages(window_seconds=settings.approval_wait_seconds)
+    if http.auth != "oauth" or http.approval_client_id is None or http.resource_url is None:
+        return None
+    import time
 
-    return BrowserApprovalPages(window_seconds=settings.approval_wait_seconds)
+    from adapters.oauth_resource import SignedInApprovalPages
+    from adapters.oauth_resource.page_store import MemoryPageStore, RedisPageStore
+
+    # With a Redis token store, pages and sign-ins live there too, so that every replica serves every
+    # page (ADR 0085); their links derive from the seal ring, which replicas share.
+    where = settings.token_store
+    store = MemoryPageStore() if where == "memory" else RedisPageStore(where, now=time.time)
+    link_key = hmac.new(ring[0], b"woodpecker-ci-mcp approval page link v1", hashlib.sha256).digest()
+    return SignedInApprovalPages(
+        public_origin=split_url(http.resource_url).origin,
+        four_eyes=frozenset(settings.four_eyes),
+        window_seconds=settings.approval_wait_seconds,
+        store=store,
+        link_key=link_key,
+        audit=audit,
+        # Replicas compare lifetimes: the wall clock; one process alone: the monotonic one.
+        now=time.monotonic if where == "memory" else time.time,
+        poll_seconds=0.05 if where == "memory" else 0.2,
+    )
 
 
 class Container(containers.DeclarativeContainer):
@@ -229,7 +249,7 @@ class Container(containers.DeclarativeContainer):
     token_store = providers.Resource(_token_store, settings.provided.token_store, clock)
     gateway = providers.Resource(_gateway, settings, credential, http)
     linking = providers.Resource(_linking, settings, http, clock, randomness)
-    pages = providers.Singleton(_pages, settings, http)
+    pages = providers.Singleton(_pages, settings, http, seal_ring, audit)
 
     runner = providers.Singleton(_runner, tools, gateway, settings, credential, clock)
     roles = providers.Singleton(_roles, http, gateway, clock)
@@ -296,6 +316,10 @@ async def opened(container: Container) -> AsyncIterator[Container]:
         result = container.shutdown_resources()
         if result is not None:
             await result
+        # The approval pages' Redis store, if one was built (ADR 0085).
+        store = getattr(container.pages(), "store", None)
+        if callable(close := getattr(store, "aclose", None)):
+            await close()
 
 
 async def run_stdio(container: Container) -> None:

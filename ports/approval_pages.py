@@ -4,7 +4,7 @@ A page is keyed by the call it asks about (its keyed fingerprint and the reasons
 retry of the same call waits on the same page, and another call never collects its answer.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -50,11 +50,14 @@ class Approver:
 @dataclass(frozen=True, slots=True)
 class Asking:
     """Who asks a page's question (OAuth mode): the tool, the caller's principal (by default only the
-    caller may answer), and where a refused answer is recorded (the audit), as it happens."""
+    caller may answer), and where a refused answer is recorded (the audit), as it happens. `line`: that
+    refused audit line made ahead without its approver, for a replica that serves the page but did not
+    ask it (it holds no call to record through)."""
 
     tool: str
     principal: str | None
     refused: Callable[[Approver], None]
+    line: Mapping[str, object] | None = None
 
 
 class ApprovalPages(Protocol):
@@ -87,7 +90,7 @@ class ApprovalPages(Protocol):
         one showing `question`. Opens nothing: the client offers it. None: no page can be served."""
         ...
 
-    def withdraw(self, key: str) -> None:
+    async def withdraw(self, key: str) -> None:
         """The person would not open the page of `key`: it says declined, and nobody collects it."""
         ...
 

@@ -20,8 +20,9 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qs
 
 import anyio
@@ -29,6 +30,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from adapters.oauth_resource.gate import oauth_principal
+from adapters.oauth_resource.page_store import MemoryPageStore, PageStore
 from adapters.oauth_resource.sign_in import OidcSignIn, SignInFailed, Started
 from domain.guard.approval_page import (
     CSRF_COOKIE,
@@ -42,9 +44,12 @@ from domain.guard.approval_page import (
     render_refused,
 )
 from domain.guard.approvers import Approvers, SignedIn, verdict, who_may_answer
+from domain.guard.audit import signed_by
 from domain.parsing.urls import split_url
 from ports.approval_pages import Approver, Asking, Offered, PageOpener, Shown
+from ports.audit import AuditSink
 from ports.progress import Progress
+from ports.token_store import TokenStoreUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +60,6 @@ _SERVER, _FORGE = "woodpecker-ci-mcp", "Woodpecker CI"
 _KEEP_SECONDS = 600.0
 _SIGN_IN_SECONDS = 600.0
 _MAX_SIGN_INS = 1000
-_PER_PAGE = 8  # sign-ins under way, and sessions, per page: a person retrying, a second browser
 _HEADERS = {
     "content-security-policy": (
         "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -69,16 +73,58 @@ _HEADERS = {
 
 @dataclass(slots=True)
 class _Entry:
+    """A page as one request sees it: read from the store, changed only through `decide` and `refuse`."""
+
+    digest: str
     page: Page
     key: str
     asking: Asking | None
+    principal: str | None
     four_eyes: bool
-    keep_until: float
-    refused: set[str] = field(default_factory=set)
+    line: Mapping[str, object] | None
+
+
+def _page_of(record: dict[str, Any]) -> Page:
+    p = record["page"]
+    return Page(
+        public_id=p["public_id"],
+        csrf=p["csrf"],
+        question=p["question"],
+        expires_at=float(p["expires_at"]),
+        outcome=p["outcome"],
+        collected=bool(p["collected"]),
+        decided_at=p["decided_at"],
+    )
+
+
+def _keep_page(record: dict[str, Any], page: Page) -> None:
+    record["page"] = {
+        "public_id": page.public_id,
+        "csrf": page.csrf,
+        "question": page.question,
+        "expires_at": page.expires_at,
+        "outcome": page.outcome,
+        "collected": page.collected,
+        "decided_at": page.decided_at,
+    }
+
+
+def _approver_of(record: dict[str, Any]) -> Approver | None:
+    found = record.get("approver")
+    if not isinstance(found, dict):
+        return None
+    return Approver(str(found["subject"]), str(found["name"]), bool(found["other"]))
 
 
 class SignedInApprovalPages:
-    """The ApprovalPages port over HTTP: pages by key, offered through the client, answered signed in."""
+    """The ApprovalPages port over HTTP: pages by key, offered through the client, answered signed in.
+
+    `store`: where pages and sign-ins are kept (this process's memory by default; Redis so that every
+    replica sharing it serves every page, ADR 0085). `link_key`: derives a page's link secret from its
+    id; replicas that share pages must share it (the container derives it from the seal keys). `audit`:
+    where a refused answer is recorded when the page was asked on another replica (the asking replica
+    records it through the asking call otherwise).
+    """
 
     def __init__(
         self,
@@ -88,17 +134,21 @@ class SignedInApprovalPages:
         window_seconds: float = 45.0,
         now: Callable[[], float] = time.monotonic,
         poll_seconds: float = 0.05,
+        store: PageStore | None = None,
+        link_key: bytes | None = None,
+        audit: AuditSink | None = None,
     ) -> None:
         self.public_origin = public_origin.rstrip("/")
         self.four_eyes = four_eyes
         self.window_seconds = window_seconds
         self.now = now
         self._poll = poll_seconds
-        self._by_key: dict[str, Page] = {}
-        self._by_digest: dict[str, _Entry] = {}
+        self.store: PageStore = store if store is not None else MemoryPageStore()
+        self._asking: OrderedDict[str, Asking] = OrderedDict()  # the pages this process asked, by digest
         self._decided: dict[str, Approver] = {}
         self._changed = anyio.Event()
-        self._link_key = secrets.token_bytes(32)
+        self._link_key = link_key if link_key is not None else secrets.token_bytes(32)
+        self._audit = audit
 
     async def available(self) -> bool:
         return False  # no browser of the server's own: only a client can bring the page to the person
@@ -113,44 +163,74 @@ class SignedInApprovalPages:
     ) -> Shown:
         if via is None:
             return "unavailable"
-        page = self._pending(key) or self._new_page(key, question, ttl_seconds, asking)
+        page = await self._pending(key) or await self._new_page(key, question, ttl_seconds, asking)
         offered = await via.open(self._url(page), question + OPEN_THE_PAGE)
         if offered != "opened":
-            self.withdraw(key)
+            await self.withdraw(key)
         return "shown" if offered == "opened" else offered
 
     async def offer(
         self, key: str, question: str, ttl_seconds: int, asking: Asking | None = None
     ) -> Offered | None:
-        page = self._pending(key) or self._new_page(key, question, ttl_seconds, asking)
+        page = await self._pending(key) or await self._new_page(key, question, ttl_seconds, asking)
         return Offered(self._url(page), hashlib.sha256(page.public_id.encode()).hexdigest()[:32])
 
-    def withdraw(self, key: str) -> None:
-        page = self._by_key.pop(key, None)
-        if page is not None:
-            page.withdraw(self.now())
-            self.changed()
+    async def withdraw(self, key: str) -> None:
+        digest = await self.store.page_for(key)
+        if digest is None:
+            return
+        now = self.now()
+
+        def withdrawn(record: dict[str, Any]) -> None:
+            page = _page_of(record)
+            page.withdraw(now)
+            _keep_page(record, page)
+
+        await self.store.change(digest, withdrawn)
+        await self.store.forget_key(key, digest)
+        self.changed()
 
     def decided_by(self, key: str) -> Approver | None:
         return self._decided.pop(key, None)
 
     async def wait(self, key: str, window_seconds: float, progress: Progress | None) -> Collected:
-        page = self._by_key.get(key)
-        if page is None:
+        digest = await self.store.page_for(key)
+        if digest is None:
             return "expired"
         start, next_report = self.now(), 5.0
         collected: Collected = "pending"
+
+        def collect(record: dict[str, Any]) -> tuple[Collected, bool, Approver | None]:
+            page = _page_of(record)
+            taken = page.collect(self.now())
+            _keep_page(record, page)
+            return taken, page.collected, _approver_of(record)
+
+        async def once() -> bool:
+            # One atomic collect: of all the replicas waiting on this page, one takes its decision.
+            nonlocal collected
+            found = await self.store.change(digest, collect)
+            if found is None:
+                collected = "expired"
+                return True
+            collected, is_collected, approver = found
+            if collected in ("approved", "declined") and approver is not None:
+                self._decided[key] = approver
+            return collected != "pending" or is_collected
+
+        done = False
         with anyio.move_on_after(window_seconds):
-            while (collected := page.collect(self.now())) == "pending" and not page.collected:
+            while not (done := await once()):
                 if progress is not None and self.now() - start >= next_report:
                     await progress.report(next_report, window_seconds, "Waiting for the approver's answer")
                     next_report += 5.0
                 with anyio.move_on_after(self._poll):
                     await self._changed.wait()
-        if collected == "pending" and not page.collected:
-            collected = page.collect(self.now())
-        if collected != "pending" or page.collected:
-            self._by_key.pop(key, None)
+        if not done:
+            with anyio.CancelScope(shield=True):
+                done = await once()  # decided in the window's last instant
+        if done:
+            await self.store.forget_key(key, digest)
         return collected
 
     # ------------------------------------------------------------ for the page's app
@@ -159,39 +239,111 @@ class SignedInApprovalPages:
         self._changed.set()
         self._changed = anyio.Event()
 
-    def entry(self, secret: str) -> _Entry | None:
-        found = self._by_digest.get(_digest(secret))
-        return found if found is not None and found.keep_until >= self.now() else None
+    async def entry(self, secret: str) -> _Entry | None:
+        digest = _digest(secret)
+        record = await self.store.page(digest)
+        if record is None or float(record["keep_until"]) < self.now():
+            return None
+        line = record.get("line")
+        return _Entry(
+            digest,
+            _page_of(record),
+            str(record["key"]),
+            self._asking.get(digest),
+            record.get("principal"),
+            bool(record["four_eyes"]),
+            line if isinstance(line, dict) else None,
+        )
 
-    def decide(self, entry: _Entry, form: dict[str, str], cookie: str | None, approver: Approver) -> None:
+    async def decide(
+        self, entry: _Entry, form: dict[str, str], cookie: str | None, approver: Approver
+    ) -> None:
         """Apply one post of a person allowed to answer; the first valid one decides, by `approver`."""
-        before = entry.page.seen_at(self.now())
-        after = entry.page.post(form, cookie, self.now())
-        if before == "pending" and after != "pending":
-            self._decided[entry.key] = approver
+        now = self.now()
+
+        def post(record: dict[str, Any]) -> bool:
+            page = _page_of(record)
+            before = page.seen_at(now)
+            after = page.post(form, cookie, now)
+            _keep_page(record, page)
+            if before == "pending" and after != "pending":
+                record["approver"] = {
+                    "subject": approver.subject,
+                    "name": approver.name,
+                    "other": approver.other_than_caller,
+                }
+                return True
+            return False
+
+        decided = await self.store.change(entry.digest, post)
+        found = await self.store.page(entry.digest)
+        if found is not None:
+            entry.page = _page_of(found)
+        if decided:
             self.changed()
 
-    def _pending(self, key: str) -> Page | None:
-        page = self._by_key.get(key)
-        if page is not None and page.seen_at(self.now()) == "pending" and not page.collected:
+    async def refuse(self, entry: _Entry, approver: Approver) -> None:
+        """Record, once per person, that `approver` may not answer this page: through the asking call
+        when this process asked it, else as that call's own refused line."""
+
+        def add(record: dict[str, Any]) -> bool:
+            refused = list(record.get("refused") or [])
+            if approver.subject in refused:
+                return False
+            record["refused"] = [*refused, approver.subject]
+            return True
+
+        if not await self.store.change(entry.digest, add):
+            return
+        try:
+            if entry.asking is not None:
+                entry.asking.refused(approver)
+            elif entry.line is not None and self._audit is not None:
+                self._audit.record(
+                    signed_by(
+                        entry.line,
+                        now=time.time(),
+                        approver=(approver.subject, approver.name),
+                        four_eyes=approver.other_than_caller,
+                    )
+                )
+        except Exception:
+            logger.warning("a refused answer could not be audited")
+
+    async def _pending(self, key: str) -> Page | None:
+        digest = await self.store.page_for(key)
+        record = await self.store.page(digest) if digest is not None else None
+        if record is None:
+            return None
+        page = _page_of(record)
+        if page.seen_at(self.now()) == "pending" and not page.collected:
             return page
         return None
 
-    def _new_page(self, key: str, question: str, ttl_seconds: int, asking: Asking | None) -> Page:
+    async def _new_page(self, key: str, question: str, ttl_seconds: int, asking: Asking | None) -> Page:
         now = self.now()
-        for digest in [d for d, e in self._by_digest.items() if e.keep_until < now]:
-            del self._by_digest[digest]
         page = Page(
             public_id=secrets.token_urlsafe(12),
             csrf=secrets.token_urlsafe(32),
             question=question,
             expires_at=now + ttl_seconds,
         )
-        self._by_key[key] = page
-        four_eyes = asking is not None and asking.tool in self.four_eyes
-        self._by_digest[_digest(self._secret(page))] = _Entry(
-            page, key, asking, four_eyes, now + ttl_seconds + _KEEP_SECONDS
-        )
+        digest = _digest(self._secret(page))
+        record: dict[str, Any] = {
+            "key": key,
+            "principal": asking.principal if asking is not None else None,
+            "four_eyes": asking is not None and asking.tool in self.four_eyes,
+            "keep_until": now + ttl_seconds + _KEEP_SECONDS,
+            "refused": [],
+            "approver": None,
+            "line": dict(asking.line) if asking is not None and asking.line is not None else None,
+        }
+        _keep_page(record, page)
+        await self.store.put_page(digest, key, record, now + ttl_seconds + _KEEP_SECONDS)
+        if asking is not None:
+            self._asking[digest] = asking
+            while len(self._asking) > _MAX_SIGN_INS:
+                self._asking.popitem(last=False)
         return page
 
     def _secret(self, page: Page) -> str:
@@ -200,37 +352,6 @@ class SignedInApprovalPages:
 
     def _url(self, page: Page) -> str:
         return f"{self.public_origin}{PAGE_PATH}{self._secret(page)}"
-
-
-@dataclass(frozen=True, slots=True)
-class _SignIn:
-    started: Started
-    page_digest: str
-    path: str
-    until: float
-
-
-@dataclass(frozen=True, slots=True)
-class _Session:
-    person: SignedIn
-    principal: str
-    page_digest: str
-    until: float
-
-
-def _make_room(
-    store: "OrderedDict[str, _SignIn] | OrderedDict[str, _Session]", page: str, now: float
-) -> None:
-    """Room for one more sign-in (or session) of `page`: the expired ones go first, then the oldest of
-    that page beyond its few, and only then the oldest of all. Whoever holds one link can crowd out
-    only that page's own sign-ins, never other pages' (found by a review)."""
-    for key in [k for k, v in store.items() if v.until < now]:
-        del store[key]
-    mine = [k for k, v in store.items() if v.page_digest == page]
-    for key in mine[: max(len(mine) - _PER_PAGE + 1, 0)]:
-        del store[key]
-    while len(store) >= _MAX_SIGN_INS:
-        store.popitem(last=False)
 
 
 class ApprovalPageApp:
@@ -252,8 +373,9 @@ class ApprovalPageApp:
         self._approvers = approvers
         self._origin = pages.public_origin
         self._secure = split_url(self._origin).scheme == "https"
-        self._sign_ins: OrderedDict[str, _SignIn] = OrderedDict()
-        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        # Sign-ins under way and signed-in sessions live where the pages do (one replica's return
+        # from the provider may reach another).
+        self._store = pages.store
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
@@ -262,10 +384,18 @@ class ApprovalPageApp:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         cookies = _cookies(headers.get("cookie", ""))
-        if path == CALLBACK_PATH:
-            response = await self._returned(scope, cookies) if scope["method"] == "GET" else _not_allowed()
-        else:
-            response = await self._page(scope, receive, path, headers, cookies)
+        try:
+            if path == CALLBACK_PATH:
+                response = (
+                    await self._returned(scope, cookies) if scope["method"] == "GET" else _not_allowed()
+                )
+            else:
+                response = await self._page(scope, receive, path, headers, cookies)
+        except TokenStoreUnavailable:
+            logger.warning("the approval pages' store could not be reached")
+            response = _html(
+                "Unavailable", "<p>The approval pages' store could not be reached. Nothing was done.</p>", 503
+            )
         await response(scope, receive, send)
 
     # ------------------------------------------------------------ the sign-in
@@ -279,55 +409,77 @@ class ApprovalPageApp:
                 f"<p>{html.escape(str(e))} Nothing was done; reload in a moment.</p>",
                 503,
             )
-        now = self._pages.now()
-        _make_room(self._sign_ins, _digest(path[len(PAGE_PATH) :]), now)
-        self._sign_ins[_digest(started.state)] = _SignIn(
-            started, _digest(path[len(PAGE_PATH) :]), path, now + _SIGN_IN_SECONDS
-        )
+        until = self._pages.now() + _SIGN_IN_SECONDS
+        record = {
+            "url": started.url,
+            "state": started.state,
+            "code_verifier": started.code_verifier,
+            "nonce": started.nonce,
+            "page_digest": _digest(path[len(PAGE_PATH) :]),
+            "path": path,
+            "until": until,
+        }
+        await self._store.put("sign-in", _digest(started.state), record, until)
         response = RedirectResponse(started.url, status_code=303, headers=_HEADERS)
         response.headers.append("set-cookie", self._cookie(STATE_COOKIE, started.state, "Lax"))
         return response
 
     async def _returned(self, scope: Scope, cookies: dict[str, str]) -> Response:
-        try:
-            query = parse_qs(scope.get("query_string", b"").decode("latin-1"), max_num_fields=8)
-        except ValueError:  # more fields than a provider's return carries: answered as unrecognised
-            query = {}
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"), max_num_fields=8)
         state = (query.get("state") or [""])[0]
         code = (query.get("code") or [""])[0]
         cookie = cookies.get(STATE_COOKIE, "")
         # The state must come back in the browser that started the sign-in (its Lax cookie), once.
-        pending = self._sign_ins.pop(_digest(state), None) if state else None
-        if pending is None or not hmac.compare_digest(cookie, state) or pending.until < self._pages.now():
+        pending = await self._store.take("sign-in", _digest(state)) if state else None
+        if (
+            pending is None
+            or not hmac.compare_digest(cookie, state)
+            or float(pending["until"]) < self._pages.now()
+        ):
             return _html(
                 "Sign-in not recognised", "<p>Open the approval link again. Nothing was done.</p>", 400
             )
         if not code:
             return _html("Sign-in cancelled", "<p>You did not sign in. Nothing was done.</p>", 400)
         try:
-            person = await self._sign_in.finish(code, pending.started)
+            started = Started(pending["url"], pending["state"], pending["code_verifier"], pending["nonce"])
+            person = await self._sign_in.finish(code, started)
         except SignInFailed as e:
             logger.info("an approver's sign-in failed (%s)", e)
             return _html("Sign-in failed", f"<p>{html.escape(str(e))} Nothing was done.</p>", 400)
         session_id = secrets.token_urlsafe(32)
-        _make_room(self._sessions, pending.page_digest, self._pages.now())
-        self._sessions[_digest(session_id)] = _Session(
-            person,
-            oauth_principal(self._sign_in.issuer, person.subject, self._principal_key),
-            pending.page_digest,
-            self._pages.now() + _SIGN_IN_SECONDS,
-        )
-        response = RedirectResponse(pending.path, status_code=303, headers=_HEADERS)
+        until = self._pages.now() + _SIGN_IN_SECONDS
+        session = {
+            "subject": person.subject,
+            "email": person.email,
+            "name": person.name,
+            "groups": sorted(person.groups),
+            "principal": oauth_principal(self._sign_in.issuer, person.subject, self._principal_key),
+            "page_digest": pending["page_digest"],
+            "until": until,
+        }
+        await self._store.put("session", _digest(session_id), session, until)
+        response = RedirectResponse(str(pending["path"]), status_code=303, headers=_HEADERS)
         response.headers.append("set-cookie", self._cookie(SESSION_COOKIE, session_id, "Lax"))
         response.headers.append("set-cookie", self._cookie(STATE_COOKIE, "", "Lax", max_age=0))
         return response
 
-    def _session(self, cookies: dict[str, str], secret: str) -> _Session | None:
-        session = self._sessions.get(_digest(cookies.get(SESSION_COOKIE, "")))
-        if session is None or session.until < self._pages.now():
+    async def _session(self, cookies: dict[str, str], secret: str) -> tuple[SignedIn, str] | None:
+        """The person signed in for this page, and their principal."""
+        cookie = cookies.get(SESSION_COOKIE, "")
+        session = await self._store.get("session", _digest(cookie)) if cookie else None
+        if session is None or float(session["until"]) < self._pages.now():
             return None
         # A sign-in answers the one page it was made for.
-        return session if hmac.compare_digest(session.page_digest, _digest(secret)) else None
+        if not hmac.compare_digest(str(session["page_digest"]), _digest(secret)):
+            return None
+        person = SignedIn(
+            str(session["subject"]),
+            session["email"],
+            str(session["name"]),
+            frozenset(str(g) for g in session["groups"]),
+        )
+        return person, str(session["principal"])
 
     # ------------------------------------------------------------ the page
 
@@ -335,13 +487,13 @@ class ApprovalPageApp:
         self, scope: Scope, receive: Receive, path: str, headers: dict[str, str], cookies: dict[str, str]
     ) -> Response:
         secret = path[len(PAGE_PATH) :]
-        entry = self._pages.entry(secret)
+        entry = await self._pages.entry(secret)
         if entry is None:
             return _html("Not found", "<p>There is no such question here.</p>", 404)
         method = scope["method"]
         if method not in ("GET", "POST"):
             return _not_allowed()
-        session = self._session(cookies, secret)
+        session = await self._session(cookies, secret)
         body: bytes | None = None
         if method == "POST":
             if not self._same_origin(headers):
@@ -354,18 +506,13 @@ class ApprovalPageApp:
         elif session is None:
             return await self._to_sign_in(path)
         assert session is not None
-        person = session.person
-        caller = entry.asking.principal if entry.asking is not None else None
-        is_caller = caller is not None and hmac.compare_digest(session.principal, caller)
+        person, principal = session
+        caller = entry.principal
+        is_caller = caller is not None and hmac.compare_digest(principal, caller)
         said = verdict(person, is_caller=is_caller, approvers=self._approvers, four_eyes=entry.four_eyes)
         approver = Approver(person.subject, person.shown, other_than_caller=not is_caller)
         if said != "allowed":
-            if entry.asking is not None and person.subject not in entry.refused:
-                entry.refused.add(person.subject)
-                try:
-                    entry.asking.refused(approver)
-                except Exception:
-                    logger.warning("a refused answer could not be audited")
+            await self._pages.refuse(entry, approver)
             who = list(who_may_answer(self._approvers, four_eyes=entry.four_eyes))
             text = render_refused(
                 entry.page.question,
@@ -379,7 +526,7 @@ class ApprovalPageApp:
         if method == "POST":
             form = read_form(body) if body is not None else None
             if form is not None:
-                self._pages.decide(entry, form, cookies.get(CSRF_COOKIE), approver)
+                await self._pages.decide(entry, form, cookies.get(CSRF_COOKIE), approver)
         outcome = entry.page.seen_at(now)
         response = HTMLResponse(
             render(entry.page, path, outcome, server=_SERVER, forge=_FORGE, signed_in=person.shown),

@@ -126,3 +126,17 @@ def audit_event(
     if read_back is not None:
         event["read_back"] = read_back if _PLAIN_VALUE.fullmatch(read_back) else "unreadable"
     return event
+
+
+def signed_by(
+    event: Mapping[str, object], *, now: float, approver: tuple[str, str], four_eyes: bool
+) -> dict[str, object]:
+    """`event` (a record made ahead, without its approver) as of `now`, by `approver`: the refused line
+    a replica writes for a page another replica asked (ADR 0085)."""
+    signed = dict(event)
+    signed["time"] = (
+        datetime.fromtimestamp(now, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    )
+    signed["approver"] = {"sub": approver[0], "name": approver[1]}
+    signed["four_eyes"] = four_eyes
+    return signed

@@ -42,26 +42,37 @@ class GuardAudit:
         read_back: str | None = None,
         approver: Approver | None = None,
     ) -> None:
-        names = spec.guard.targets if spec.guard is not None else ()
         # A line that opens a question or lets a write go ahead must be written, or nothing goes ahead
         # (guard.md §8): `require` raises AuditUnwritable. A closing line is written as it can be.
         write = self._sink.require if outcome in REQUIRED else self._sink.record
-        write(
-            audit_event(
-                now=self._clock.now(),
-                tool=spec.name,
-                targets={name: args.get(name) for name in names if name in args},
-                # Not the call's own fingerprint: that one digests body values (a new secret value,
-                # a password), and even a short prefix of it would let a reader of the audit trail
-                # test guesses of them.
-                fingerprint=audit_fingerprint(spec, args, ctx.principal),
-                path=PATHS[ctx.channel],
-                outcome=outcome,
-                principal=ctx.principal,
-                policy=rule,
-                read_back=read_back,
-                reached=ctx.reached if ctx.channel == "page" else None,
-                approver=(approver.subject, approver.name) if approver is not None else None,
-                four_eyes=approver.other_than_caller if approver is not None else None,
-            )
+        write(self.event(spec, args, ctx, outcome, rule, read_back, approver))
+
+    def event(
+        self,
+        spec: ToolSpec,
+        args: Mapping[str, Any],
+        ctx: CallContext,
+        outcome: Outcome,
+        rule: str | None,
+        read_back: str | None = None,
+        approver: Approver | None = None,
+    ) -> dict[str, object]:
+        """The line `write` writes, as of now."""
+        names = spec.guard.targets if spec.guard is not None else ()
+        return audit_event(
+            now=self._clock.now(),
+            tool=spec.name,
+            targets={name: args.get(name) for name in names if name in args},
+            # Not the call's own fingerprint: that one digests body values (a new secret value,
+            # a password), and even a short prefix of it would let a reader of the audit trail
+            # test guesses of them.
+            fingerprint=audit_fingerprint(spec, args, ctx.principal),
+            path=PATHS[ctx.channel],
+            outcome=outcome,
+            principal=ctx.principal,
+            policy=rule,
+            read_back=read_back,
+            reached=ctx.reached if ctx.channel == "page" else None,
+            approver=(approver.subject, approver.name) if approver is not None else None,
+            four_eyes=approver.other_than_caller if approver is not None else None,
         )

@@ -186,3 +186,8 @@ class GuardSteps:
         # The rule that added this call's question, when the policy did (ADR 0079).
         rule = f"tools.{call.spec.name}.ask" if POLICY_ASK in call.decision.reasons else None
         self._audit.write(call.spec, call.args, call.ctx, outcome, rule, read_back, approver)
+
+    def line(self, call: GuardedCall, outcome: Outcome) -> dict[str, object]:
+        """The audit line `record` would write for `outcome` now, without an approver (not written)."""
+        rule = f"tools.{call.spec.name}.ask" if POLICY_ASK in call.decision.reasons else None
+        return self._audit.event(call.spec, call.args, call.ctx, outcome, rule)

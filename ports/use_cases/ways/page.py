@@ -40,7 +40,7 @@ def asking(steps: GuardSteps, call: GuardedCall) -> Asking:
     def refused(approver: Approver) -> None:
         steps.record(call, "refused", approver=approver)
 
-    return Asking(call.spec.name, call.ctx.principal, refused)
+    return Asking(call.spec.name, call.ctx.principal, refused, steps.line(call, "refused"))
 
 
 class PageWay:
@@ -115,7 +115,7 @@ class PageWay:
         if not ctx.answer.answered or ctx.answer.action != "accept":
             # The person would not open the page (or what came back is no answer): nothing runs, and
             # the page, if they open it after all, says so.
-            pages.withdraw(key)
+            await pages.withdraw(key)
             return steps.not_approved(call, ctx.answer)
         if not covers(opened.reasons, call.decision.reasons):
             # This retry widens something its page did not show: that page's answer does not cover it.
