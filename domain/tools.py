@@ -188,12 +188,14 @@ class ToolPolicy:
     `deny`: every call is refused before anything is asked or sent. `ask_always`: every call asks
     a person, reads included (`domain.guard.policy.decide`). `expires_in`: the life, in seconds, of
     this tool's questions, seals, tickets and tokens, never longer than their defaults (None: the
-    defaults). The policy file's rules are `domain.guard.policy_file`.
+    defaults). `four_eyes`: the approver of its questions must be someone other than the caller
+    (OAuth mode's signed-in page, ADR 0084). The policy file's rules are `domain.guard.policy_file`.
     """
 
     deny: bool = False
     ask_always: bool = False
     expires_in: int | None = None
+    four_eyes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -217,7 +217,7 @@ def _pages(
     link_key = hmac.new(ring[0], b"woodpecker-ci-mcp approval page link v1", hashlib.sha256).digest()
     return SignedInApprovalPages(
         public_origin=split_url(http.resource_url).origin,
-        four_eyes=frozenset(settings.four_eyes),
+        four_eyes=settings.four_eyes_tools,
         window_seconds=settings.approval_wait_seconds,
         store=store,
         link_key=link_key,

@@ -1,13 +1,15 @@
 """The operator's policy file (a setting names it): rules per tool that only tighten the guard.
 
-A policy is TOML, one `[tools.NAME]` table per tool it names, with three keys (docs/policy.md,
+A policy is TOML, one `[tools.NAME]` table per tool it names, with four keys (docs/policy.md,
 docs/adr/0079):
 
 - `deny = true`: the tool stays listed, its description says the policy denies it, and every
   call is refused before anything is asked or sent;
 - `ask = "always"`: every call asks a person, reads included, on every way of asking;
 - `expires_in = "2m"`: its questions, seals, tickets and tokens live that long at most, never
-  longer than the default (`MAX_EXPIRES_IN`).
+  longer than the default (`MAX_EXPIRES_IN`);
+- `four_eyes = true`: the approver of a question must be someone other than the caller (team mode's
+  signed-in page; the entrypoint refuses it without one, as it does WOODPECKER_MCP_FOUR_EYES).
 
 Anything else is refused, each problem one `Problem` naming its line and the fix: a value of
 `ask` other than "always" (which could only remove a question), an unknown key or tool, an
@@ -31,8 +33,8 @@ from domain.guard.question import flatten
 from domain.guard.tokens import TOKEN_PATTERN, TOKEN_TTL_SECONDS
 from domain.tools import Catalogue, GuardRule, Param, ToolPolicy, ToolSpec
 
-# The keys a tool's table may hold. (Team approvals will add `four_eyes`; until then it is unknown.)
-KEYS = ("deny", "ask", "expires_in")
+# The keys a tool's table may hold.
+KEYS = ("deny", "ask", "expires_in", "four_eyes")
 # The longest life a policy may give: the default of the shortest-lived of them, the two-call token.
 MAX_EXPIRES_IN = TOKEN_TTL_SECONDS
 # The shortest: a question nobody can read and answer in time only looks like a question.
@@ -67,6 +69,11 @@ class Policy:
     source: str
     tools: Mapping[str, ToolPolicy] = field(default_factory=dict)
     rules: tuple[Rule, ...] = ()
+
+    @property
+    def four_eyes(self) -> tuple[str, ...]:
+        """The tools whose questions need a second person, in the file's order."""
+        return tuple(r.tool for r in self.rules if r.key == "four_eyes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +256,7 @@ def _tool(
         problems.append(
             Problem(
                 where.of("tools", name),
-                f"tools.{name} must be a table; write [tools.{name}] with deny, ask or expires_in",
+                f"tools.{name} must be a table; write [tools.{name}] with deny, ask, expires_in or four_eyes",
             )
         )
         return None
@@ -260,13 +267,14 @@ def _tool(
             problems.append(
                 Problem(
                     where.of("tools", name, key),
-                    f"unknown key {flatten(key, 60)} in [tools.{name}]; the keys are deny, ask and "
-                    "expires_in (remove it)",
+                    f"unknown key {flatten(key, 60)} in [tools.{name}]; the keys are deny, ask, "
+                    "expires_in and four_eyes (remove it)",
                 )
             )
     deny = _deny(name, table, where, problems)
     ask = _ask(spec, table, where, problems)
     expires_in = _expires_in(spec, table, where, problems, asks=ask or spec.guard is not None)
+    four_eyes = _four_eyes(name, table, where, problems, asks=ask or spec.guard is not None)
     if deny and len(table) > 1 and all(k in KEYS for k in table):
         problems.append(
             Problem(
@@ -278,7 +286,33 @@ def _tool(
         return None
     # In the file's order (TOML tables keep it).
     rules = [Rule(name, key) for key in table]
-    return ToolPolicy(deny=deny, ask_always=ask, expires_in=expires_in), rules
+    return ToolPolicy(deny=deny, ask_always=ask, expires_in=expires_in, four_eyes=four_eyes), rules
+
+
+def _four_eyes(
+    name: str, table: Mapping[str, object], where: _Lines, problems: list[Problem], *, asks: bool
+) -> bool:
+    if "four_eyes" not in table:
+        return False
+    if table["four_eyes"] is not True:
+        problems.append(
+            Problem(
+                where.of("tools", name, "four_eyes"),
+                f"four_eyes in [tools.{name}] is {_shown(table['four_eyes'])}; it takes only true "
+                "(to let the caller approve, remove the line)",
+            )
+        )
+        return False
+    if not asks:
+        problems.append(
+            Problem(
+                where.of("tools", name, "four_eyes"),
+                f"four_eyes in [tools.{name}] means nothing: {name} never asks; add "
+                'ask = "always", or remove the line',
+            )
+        )
+        return False
+    return True
 
 
 def _deny(name: str, table: Mapping[str, object], where: _Lines, problems: list[Problem]) -> bool:
@@ -412,7 +446,12 @@ def rule_of(tool: ToolSpec, key: str) -> str | None:
     rule = tool.policy
     if rule is None:
         return None
-    has = {"deny": rule.deny, "ask": rule.ask_always, "expires_in": rule.expires_in is not None}
+    has = {
+        "deny": rule.deny,
+        "ask": rule.ask_always,
+        "expires_in": rule.expires_in is not None,
+        "four_eyes": rule.four_eyes,
+    }
     return f"tools.{tool.name}.{key}" if has.get(key) else None
 
 
@@ -431,6 +470,8 @@ def describe(policy: Policy, catalogue: Catalogue, registered: Catalogue | None 
                 if spec.guard is not None and spec.guard.always
                 else "asks a person on every call"
             )
+        elif rule.key == "four_eyes":
+            what = "needs a second person: its questions' approver must be someone other than the caller"
         else:
             life = tool.expires_in or MAX_EXPIRES_IN
             what = f"questions, seals, tickets and tokens live at most {duration_words(life)}"

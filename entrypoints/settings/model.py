@@ -91,6 +91,12 @@ class Settings(BaseModel):
     def configured(self) -> bool:
         return self.woodpecker_url is not None and self.token is not None
 
+    @property
+    def four_eyes_tools(self) -> frozenset[str]:
+        """The tools whose approver must be someone other than the caller: WOODPECKER_MCP_FOUR_EYES's
+        and those the policy marks `four_eyes = true`."""
+        return frozenset((*self.four_eyes, *(self.policy.four_eyes if self.policy is not None else ())))
+
     @model_validator(mode="after")
     def _consistent(self) -> "Settings":
         check_one_way_to_trust(self.ca_file, self.insecure_tls)
@@ -156,12 +162,29 @@ def aliases(model: type[BaseModel]) -> tuple[str, ...]:
 def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[str]:
     """Four eyes needs a second person who can sign in to answer: OAuth mode's approval page, and
     someone beyond the caller allowed to approve. Each problem names both settings."""
-    if not settings.four_eyes:
+    named = [
+        *(["WOODPECKER_MCP_FOUR_EYES"] if settings.four_eyes else []),
+        *(
+            ["four_eyes in WOODPECKER_MCP_POLICY"]
+            if settings.policy is not None and settings.policy.four_eyes
+            else []
+        ),
+    ]
+    if not named:
         return []
+    what = " and ".join(named)
+    undo = " or ".join(
+        [
+            "unset WOODPECKER_MCP_FOUR_EYES"
+            if n.startswith("WOODPECKER")
+            else "remove the policy's four_eyes lines"
+            for n in named
+        ]
+    )
     if http is None or http.auth != "oauth" or http.approval_client_id is None:
         return [
-            "WOODPECKER_MCP_FOUR_EYES needs the approval page behind a sign-in: set WOODPECKER_MCP_AUTH=oauth "
-            "(Streamable HTTP) and WOODPECKER_MCP_APPROVAL_CLIENT_ID, or unset WOODPECKER_MCP_FOUR_EYES"
+            f"{what} needs the approval page behind a sign-in: set WOODPECKER_MCP_AUTH=oauth "
+            f"(Streamable HTTP) and WOODPECKER_MCP_APPROVAL_CLIENT_ID, or {undo}"
         ]
     if len(http.oauth_issuers) > 1:
         # The approver signs in at the first issuer: a caller whose token another issuer made is a
@@ -173,7 +196,7 @@ def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[st
         ]
     if not http.approvers.anyone_but_the_caller:
         return [
-            "WOODPECKER_MCP_FOUR_EYES names tools nobody but the caller could approve: list the approvers in "
-            "WOODPECKER_MCP_APPROVERS (sub:ID, email:ADDRESS or group:NAME), or unset WOODPECKER_MCP_FOUR_EYES"
+            f"{what} names tools nobody but the caller could approve: list the approvers in "
+            f"WOODPECKER_MCP_APPROVERS (sub:ID, email:ADDRESS or group:NAME), or {undo}"
         ]
     return []

@@ -141,7 +141,11 @@ def test_a_duration_is_minutes_and_seconds(raw: object, seconds: int | None) -> 
         ),
         # What means nothing, or is unknown.
         ('[tools.get_repository]\nask = "never"\n', 2, "the tool runs without a question, as it does now"),
-        ("[tools.delete_secret]\nfour_eyes = true\n", 2, "unknown key four_eyes in [tools.delete_secret]"),
+        ("[tools.delete_secret]\nallow = true\n", 2, "unknown key allow in [tools.delete_secret]"),
+        ('[tools.delete_secret]\nfour_eyes = "yes"\n', 2, 'four_eyes in [tools.delete_secret] is "yes"'),
+        ("[tools.delete_secret]\nfour_eyes = false\n", 2, "to let the caller approve, remove the line"),
+        ("[tools.get_repository]\nfour_eyes = true\n", 2, "means nothing: get_repository never asks"),
+        ("[tools.delete_secret]\ndeny = true\nfour_eyes = true\n", 2, "keep deny = true alone"),
         (
             "[tools.delete_repo]\ndeny = true\n",
             1,
@@ -172,7 +176,7 @@ def test_a_duration_is_minutes_and_seconds(raw: object, seconds: int | None) -> 
         (
             '[tools.delete_secret]\nask = "always"\n[tools.get_repository]\nfour_eyes = """\n[tools.nope]\n"""\n',
             4,
-            "unknown key four_eyes in [tools.get_repository]",
+            "four_eyes in [tools.get_repository] is that text",
         ),
         # A file that does not parse names its line too.
         ('[tools.delete_secret]\nask = "always"\nexpires_in = 2m\n', 3, "does not parse as TOML"),
@@ -192,7 +196,7 @@ def test_anything_that_would_loosen_or_means_nothing_is_refused_with_its_line_an
 def test_every_problem_of_a_file_is_one_line_in_the_files_order() -> None:
     lines = refused(
         '[tools.delete_secret]\nask = "never"\n\n[tools.delet_user]\ndeny = true\n'
-        '\n[tools.get_repository]\nfour_eyes = true\nask = "always"\n'
+        '\n[tools.get_repository]\nallow = true\nask = "always"\n'
     )
     assert [line.split(":")[1] for line in lines] == ["2", "4", "8"]
 
@@ -324,6 +328,8 @@ def _loosens_or_unknown(policy: dict[str, dict[str, Any]]) -> bool:
             return True
         if "deny" in table and table["deny"] is not True:
             return True
+        if "four_eyes" in table and table["four_eyes"] is not True:
+            return True
         seconds = parse_duration(table.get("expires_in", "1m"))
         if seconds is None or seconds > MAX_EXPIRES_IN:
             return True
@@ -374,3 +380,15 @@ def test_no_policy_makes_a_guarded_call_ask_less_and_a_denied_tool_is_denied(
     assert denied(tools.get(tool.name)) == (policy.get(tool.name) == {"deny": True})
     if tool.guard is not None and tool.guard.always:
         assert after.reasons == {ALWAYS}
+
+
+def test_four_eyes_is_a_rule_for_a_tool_that_asks_and_is_described() -> None:
+    policy = parsed(
+        '[tools.chown_repository]\nfour_eyes = true\n\n[tools.get_repository]\nask = "always"\nfour_eyes = true\n'
+    )
+    assert policy.four_eyes == ("chown_repository", "get_repository")
+    assert policy.tools["chown_repository"] == ToolPolicy(four_eyes=True)
+    assert describe(policy, WOODPECKER_TOOLS)[0] == (
+        "tools.chown_repository.four_eyes: chown_repository needs a second person: its questions' approver "
+        "must be someone other than the caller"
+    )

@@ -1,7 +1,11 @@
 """Four eyes and the approval page's sign-in settings: refused at start unless a second person can sign in to answer."""
 
+from pathlib import Path
+
 import pytest
 
+from domain.guard.policy_file import parse_policy
+from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from entrypoints.cli.serve import serve
 from entrypoints.settings import StartupError, read_http_settings, read_settings
 
@@ -80,3 +84,37 @@ def test_an_approvers_entry_of_no_known_kind_is_refused_by_its_number() -> None:
     with pytest.raises(StartupError) as caught:
         read_http_settings({**OAUTH, **CLIENT, "WOODPECKER_MCP_APPROVERS": "sub:alice, bob"})
     assert "WOODPECKER_MCP_APPROVERS entry 2" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("transport", "env", "second"),
+    [
+        ("stdio", {}, "WOODPECKER_MCP_AUTH"),
+        ("http", {**OAUTH}, "WOODPECKER_MCP_APPROVAL_CLIENT_ID"),
+        ("http", {**OAUTH, **CLIENT}, "WOODPECKER_MCP_APPROVERS"),
+    ],
+)
+def test_four_eyes_in_the_policy_without_a_second_person_stops_the_server_naming_both_settings(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    transport: str,
+    env: dict[str, str],
+    second: str,
+) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[tools.chown_repository]\nfour_eyes = true\n")
+    said = start(monkeypatch, capsys, transport, WOODPECKER_MCP_POLICY=str(policy), **env)
+    assert "four_eyes in WOODPECKER_MCP_POLICY" in said and second in said, said
+    assert "WOODPECKER_MCP_FOUR_EYES " not in said
+
+
+def test_the_policys_four_eyes_tools_join_the_variables() -> None:
+    settings = read_settings({"WOODPECKER_MCP_FOUR_EYES": "update_forge"})
+    assert settings.four_eyes_tools == {"update_forge"}
+    policy_settings = settings.model_copy(
+        update={
+            "policy": parse_policy("[tools.chown_repository]\nfour_eyes = true\n", "p.toml", WOODPECKER_TOOLS)
+        }
+    )
+    assert policy_settings.four_eyes_tools == {"update_forge", "chown_repository"}

@@ -83,7 +83,7 @@ async def test_a_stdio_server_whose_policy_says_ask_always_on_get_repository_ask
     ("text", "line", "words"),
     [
         ('[tools.delete_secret]\nask = "never"\n', 2, "would take a question away from a guarded tool"),
-        ("[tools.delete_secret]\nfour_eyes = true\n", 2, "unknown key four_eyes in [tools.delete_secret]"),
+        ("[tools.delete_secret]\nallow = true\n", 2, "unknown key allow in [tools.delete_secret]"),
         ("# a typo\n[tools.delete_secrets]\ndeny = true\n", 2, "no tool is named delete_secrets"),
         ('[tools.delete_secret]\nexpires_in = "10m"\n', 2, "above the default of 5 minutes"),
         ("[tools.delete_secret\n", 1, "does not parse as TOML"),

@@ -224,10 +224,18 @@ async def test_a_person_not_allowed_sees_who_may_answer_and_nothing_is_done(
     assert "nothing was done" in result.content[0].text.lower()  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("where", ["variable", "policy"])
 async def test_four_eyes_refuses_the_callers_own_answer_and_takes_a_listed_approvers(
-    sandbox: Sandbox, tmp_path: Path
+    sandbox: Sandbox, tmp_path: Path, where: str
 ) -> None:
-    extra = {"WOODPECKER_MCP_APPROVERS": "group:ci-approvers", "WOODPECKER_MCP_FOUR_EYES": "delete_secret"}
+    """Four eyes named by WOODPECKER_MCP_FOUR_EYES, or by `four_eyes = true` in the policy file."""
+    extra = {"WOODPECKER_MCP_APPROVERS": "group:ci-approvers"}
+    if where == "variable":
+        extra["WOODPECKER_MCP_FOUR_EYES"] = "delete_secret"
+    else:
+        policy = tmp_path / "policy.toml"
+        policy.write_text("[tools.delete_secret]\nfour_eyes = true\n")
+        extra["WOODPECKER_MCP_POLICY"] = str(policy)
     async with signed_in_server(sandbox, tmp_path, **extra) as (url, idp, audit):
         own = Approver(sandbox, tmp_path / "alice", "alice", "approve")
         refused_result = await call_as(url, idp, "alice", own)
