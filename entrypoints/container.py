@@ -266,6 +266,7 @@ class Container(containers.DeclarativeContainer):
         view_uri=VIEW_URI,
         elicitation_enabled=settings.provided.elicitation,
         local_token_store=providers.Callable(_local_token_store, settings.provided.token_store),
+        four_eyes=settings.provided.four_eyes_tools,
     )
     application = providers.Singleton(
         McpApplication,
@@ -283,6 +284,7 @@ class Container(containers.DeclarativeContainer):
         web_root=settings.provided.woodpecker_url,
         pages=pages,
         approval_page=settings.provided.approval_page,
+        four_eyes=settings.provided.four_eyes_tools,
     )
     mcp_server = providers.Singleton(build_server, application)
 

@@ -59,6 +59,8 @@ class McpApplication:
     # None over HTTP, where a page needs a sign-in first.
     pages: ApprovalPages | None = None
     approval_page: ApprovalPageMode = "auto"
+    # OAuth mode: the tools whose approver must be someone other than the caller (ADR 0084).
+    four_eyes: frozenset[str] = frozenset()
 
 
 def identity(

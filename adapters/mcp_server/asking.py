@@ -144,7 +144,7 @@ def call_context(
     facts), with the port that carries it out."""
     principal, credential = identity(ctx, app)
     session = ctx.session
-    way = way_of_asking(ctx, app)
+    way = way_of_asking(ctx, app, params.name)
     modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     base = CallContext(principal, credential, way.channel)
     if way.channel == "token":

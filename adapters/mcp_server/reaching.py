@@ -28,8 +28,8 @@ def revision_of(protocol_version: str | None) -> Revision:
     return "none"
 
 
-def facts_of(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> Facts:
-    """Modern capabilities are per request, never remembered."""
+def facts_of(ctx: ServerRequestContext[Any, Any], app: McpApplication, tool: str | None = None) -> Facts:
+    """Modern capabilities are per request, never remembered. `tool`: the call's, when it is one."""
     session = ctx.session
     capabilities = session.client_capabilities
     return Facts(
@@ -41,8 +41,9 @@ def facts_of(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> Facts:
         apps=declares_apps(capabilities),
         revision=revision_of(ctx.protocol_version),
         back_channel=session.can_send_request,
+        four_eyes=tool is not None and tool in app.four_eyes,
     )
 
 
-def way_of_asking(ctx: ServerRequestContext[Any, Any], app: McpApplication) -> Route:
-    return route(facts_of(ctx, app))
+def way_of_asking(ctx: ServerRequestContext[Any, Any], app: McpApplication, tool: str | None = None) -> Route:
+    return route(facts_of(ctx, app, tool))

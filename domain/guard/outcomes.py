@@ -98,6 +98,20 @@ def denied_by_policy() -> ToolResult:
     )
 
 
+def four_eyes_unreachable() -> ToolResult:
+    """A four-eyes tool (ADR 0084) whose question cannot reach the signed-in approval page on this
+    request: no dialog or token may answer it, since the caller would approve their own call."""
+    return error_result(
+        "four_eyes_unreachable",
+        "Nothing was done: this tool needs a second person's approval on this server's signed-in "
+        "approval page, and this request cannot offer that page (the client does not declare URL-mode "
+        "elicitation on a connection that can carry it, or the server runs with ELICITATION=false). "
+        "A dialog or a confirmation token would let the caller approve their own call. Call it from a "
+        "client that can open the page.",
+        done=False,
+    )
+
+
 def duration_words(seconds: int) -> str:
     """`5 minutes`, `1 minute`, `90 seconds`: how a question's or a token's life is said."""
     if seconds % 60 == 0:

@@ -41,6 +41,9 @@ class Facts:
     apps: bool  # the client renders MCP Apps views
     revision: Revision
     back_channel: bool  # the connection can carry a request from the server during a call
+    # The call's tool needs a second person (ADR 0084): only the signed-in page may answer it, so the
+    # page offered through the client comes before a dialog, which the caller would answer.
+    four_eyes: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +73,12 @@ def route(facts: Facts) -> Route:
         return TOKEN_BY_SERVER
     page = facts.pages and facts.page_mode != "off"
     url_carried = facts.revision == "input_required" or (facts.revision == "push_url" and facts.back_channel)
-    if page and facts.url and url_carried and (facts.page_mode == "always" or not facts.form):
+    if (
+        page
+        and facts.url
+        and url_carried
+        and (facts.page_mode == "always" or not facts.form or facts.four_eyes)
+    ):
         return URL_PAGE
     if page and facts.page_mode == "always":
         return BROWSER_PAGE

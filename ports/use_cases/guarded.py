@@ -64,6 +64,7 @@ class GuardedCalls:
         elicitation_enabled: bool,
         local_token_store: str | None = None,
         view_uri: str,
+        four_eyes: frozenset[str] = frozenset(),
     ) -> None:
         """`elicitation_enabled=False` (ELICITATION=false): every guarded call takes the token path.
 
@@ -73,6 +74,9 @@ class GuardedCalls:
         (Redis); when they live in this process's memory, the setting that would share them, for
         the rejected-token answer to name (a second call that reaches another process never fits).
 
+        `four_eyes`: the tools whose approver must be someone other than the caller: only the signed-in
+        approval page may answer them (ADR 0084); on any other way nothing is asked or run.
+
         `view_uri`: the forge's approval view (a `ui://` resource), named by a guarded call's result for a
         client that shows MCP Apps but no dialog (ADR 0049).
         """
@@ -81,13 +85,14 @@ class GuardedCalls:
         self._calls = forge.calls
         self._audit = GuardAudit(audit, clock)
         self._elicitation_enabled = elicitation_enabled
+        self._four_eyes = four_eyes
         self._steps = GuardSteps(forge, sealed, self._audit, clock, EarlierAttempts(confirmations))
         token = TokenWay(self._steps, confirmations, local_token_store)
         self._view = ViewWay(self._steps, ViewTickets(confirmations, clock), forge.calls, view_uri)
         self._ways: Mapping[Channel, Way] = {
             "push": DialogWay(self._steps),
             "mrtr": SealedWay(self._steps),
-            "page": PageWay(self._steps, token),
+            "page": PageWay(self._steps, token, four_eyes),
             "app": self._view,
             "token": token,
         }
@@ -149,7 +154,9 @@ class GuardedCalls:
             decision = Decision(ask=True, reasons=decision.reasons | prelude.facts)
         if ctx.channel == "app" and ctx.ticket is not None and ctx.answer is not None:
             # The approval view's answer: whatever the call now is, its ticket decides whether
-            # anything may run, at most once (ADR 0066).
+            # anything may run, at most once (ADR 0066). Never for a four-eyes tool: the caller's view.
+            if spec.name in self._four_eyes:
+                return Complete(outcomes.four_eyes_unreachable())
             keyed = self._keys.keyed(fingerprint(spec, args, ctx.principal))
             return await self._view.answer(
                 GuardedCall(valid, keyed, decision, reads, ctx), ctx.ticket, ctx.answer
@@ -173,6 +180,9 @@ class GuardedCalls:
         call = GuardedCall(
             valid, self._keys.keyed(fingerprint(spec, args, ctx.principal)), decision, reads, ctx
         )
+        if spec.name in self._four_eyes and ctx.channel != "page":
+            # A dialog, a view or a token would be answered by the caller: only the page may (ADR 0084).
+            return Complete(outcomes.four_eyes_unreachable())
         # A confirm_token is never a ticket: a call carrying one on the `app` way still gets a view.
         return await self._ways[ctx.channel].ask(call, token)
 

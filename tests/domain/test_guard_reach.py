@@ -127,3 +127,18 @@ def test_the_order_named_in_the_issue() -> None:
     assert route(replace(dialog, back_channel=False, apps=False, pages=False)) == Route(
         "token", no_dialog="connection"
     )
+
+
+def test_a_four_eyes_call_takes_the_page_through_the_client_wherever_that_can_reach_the_person() -> None:
+    # Only the signed-in page may answer a four-eyes call (ADR 0084): it comes before a dialog the caller
+    # would answer. Where it cannot reach, the way is what it would be, and the guard refuses the call.
+    for f in ALL_FACTS:
+        four = replace(f, four_eyes=True)
+        can = (
+            f.elicitation_enabled
+            and f.pages
+            and f.page_mode != "off"
+            and f.url
+            and (f.revision == "input_required" or (f.revision == "push_url" and f.back_channel))
+        )
+        assert route(four) == (URL_PAGE if can else route(f)), four

@@ -24,6 +24,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.browser]
 
 SECRET = {"scope": "repository", "repo_id": 4, "name": "dotfiles_token"}
 DELETE = ("DELETE", "/api/repos/4/secrets/dotfiles_token")
+OTHER = {"scope": "repository", "repo_id": 1, "name": "docker_password"}
 
 
 @asynccontextmanager
@@ -271,3 +272,37 @@ async def test_a_page_past_its_life_takes_no_answer(sandbox: Sandbox, tmp_path: 
     assert seen["outcome"] == "expired" and seen["buttons"] == 0
     assert deletes(sandbox) == []
     assert not any(line["outcome"] == "approved" for line in audit_lines(audit))
+
+
+async def test_four_eyes_asks_on_the_page_where_a_dialog_could_and_refuses_where_no_page_reaches(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """With the page setting `auto` the client (which declares form and URL elicitation) would get a
+    dialog its caller answers; a four-eyes call gets the page. With ELICITATION=false (the token) it
+    is refused unasked: nothing the caller can answer approves it."""
+    extra = {
+        "WOODPECKER_MCP_APPROVERS": "group:ci-approvers",
+        "WOODPECKER_MCP_FOUR_EYES": "delete_secret",
+        "WOODPECKER_MCP_APPROVAL_PAGE": "auto",
+    }
+    (tmp_path / "auto").mkdir()
+    async with signed_in_server(sandbox, tmp_path / "auto", **extra) as (url, idp, audit):
+        second = Approver(sandbox, tmp_path / "bob", "bob", "approve")
+        approved = await call_as(url, idp, "alice", second)
+    assert second.pages and second.pages[0]["after"] == "approved"
+    assert not approved.is_error, approved
+    assert deletes(sandbox) == [DELETE]
+    assert [line["path"] for line in audit_lines(audit) if line["outcome"] == "approved"] == ["page"]
+    (tmp_path / "off").mkdir()
+    async with signed_in_server(sandbox, tmp_path / "off", ELICITATION="false", **extra) as (url, idp, audit):
+        caller = Approver(sandbox, tmp_path / "alice", "alice", "approve")
+        access = await idp.access_token("alice")
+        async with mcp_client(url, access, elicitation_callback=caller) as client:
+            assert not (await client.call_tool("get_current_user", {})).is_error
+            refused = await client.call_tool("delete_secret", OTHER)
+            again = await client.call_tool("delete_secret", {**OTHER, "confirm_token": "0" * 32})
+    for result in (refused, again):
+        assert result.structured_content is not None, result
+        assert result.structured_content["error"]["kind"] == "four_eyes_unreachable", result
+    assert caller.pages == []
+    assert deletes(sandbox) == [DELETE]  # nothing more

@@ -44,21 +44,27 @@ def asking(steps: GuardSteps, call: GuardedCall) -> Asking:
 
 
 class PageWay:
-    def __init__(self, steps: GuardSteps, token: TokenWay) -> None:
-        """`token`: the way taken when no page can reach the person after all."""
+    def __init__(self, steps: GuardSteps, token: TokenWay, four_eyes: frozenset[str] = frozenset()) -> None:
+        """`token`: the way taken when no page can reach the person after all, but for a `four_eyes`
+        tool, which only the signed-in page may answer (the caller would redeem the token)."""
         self._steps = steps
         self._token = token
+        self._four_eyes = four_eyes
+
+    async def _no_page(self, call: GuardedCall, token: object) -> CallOutcome:
+        if call.spec.name in self._four_eyes:
+            return Complete(outcomes.four_eyes_unreachable())
+        return await self._token.ask(_as_token(call), token)
 
     async def ask(self, call: GuardedCall, token: object) -> CallOutcome:
         """Ask on the page and wait; run once on approve (2025-11-25 and the browser), or offer its link
         in `input_required` (2026-07-28)."""
         steps = self._steps
         pages, via = call.ctx.pages, call.ctx.page_opener
-        as_token = _as_token(call)
         if pages is not None and via is None and call.ctx.reached == "url_elicitation":
             return await self._in_results(call, pages, token)
         if pages is None or (via is None and not await pages.available()):
-            return await self._token.ask(as_token, token)
+            return await self._no_page(call, token)
         life = steps.life(call, DEFAULT_PAGE_SECONDS)
         decision: Decision = call.decision
         for _ in range(MAX_PAGE_ROUNDS):
@@ -78,7 +84,7 @@ class PageWay:
             if shown == "unavailable":
                 # The browser could not be opened after all, or the client not asked: nobody saw this question.
                 steps.record(call, "no_answer")
-                return await self._token.ask(as_token, token)
+                return await self._no_page(call, token)
             if collected == "pending":
                 steps.record(call, "pending")
                 return Complete(outcomes.page_pending(life, call.ctx.reached or "browser"))
@@ -161,7 +167,7 @@ class PageWay:
             asking(steps, call),
         )
         if offered is None:
-            return await self._token.ask(_as_token(call), token)
+            return await self._no_page(call, token)
         asked = await steps.question(call, decision)
         return replace(asked, message=asked.message + OPEN_THE_PAGE, page=offered)
 
