@@ -9,7 +9,7 @@ docs/adr/0079):
 - `expires_in = "2m"`: its questions, seals, tickets and tokens live that long at most, never
   longer than the default (`MAX_EXPIRES_IN`);
 - `four_eyes = true`: the approver of a question must be someone other than the caller (team mode's
-  signed-in page; the entrypoint refuses it without one, as it does WOODPECKER_MCP_FOUR_EYES).
+  signed-in page; the entrypoint refuses it without one, as it does the four-eyes setting).
 
 Anything else is refused, each problem one `Problem` naming its line and the fix: a value of
 `ask` other than "always" (which could only remove a question), an unknown key or tool, an

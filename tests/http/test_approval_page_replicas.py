@@ -14,6 +14,7 @@ import anyio
 import anyio.abc
 import mcp_types as types
 import pytest
+import redis
 
 from sandbox.server import Sandbox
 from tests.fixtures.chromium import Chromium, chromium_binary
@@ -24,6 +25,17 @@ from tests.http.test_replicas import new_key
 from tests.http.test_token_linking import PageFiller, link_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.browser, pytest.mark.redis]
+
+
+def forget_what_the_replicas_stored(url: str) -> None:
+    """The replicas write under the server's default prefix, in this worker's database: leave nothing
+    there for a later test that reads it back (one test at a time runs per worker)."""
+    client = redis.Redis.from_url(url)
+    try:
+        for key in list(client.scan_iter(match="woodpecker-mcp:*")):
+            client.delete(key)
+    finally:
+        client.close()
 
 
 class Proxy:
@@ -75,7 +87,7 @@ class Proxy:
 async def proxy(route: Callable[[str], str], ports: dict[str, int], port: int) -> AsyncIterator[Proxy]:
     front = Proxy(route, ports)
     listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
-    async with anyio.create_task_group() as group:
+    async with listener, anyio.create_task_group() as group:
         group.start_soon(listener.serve, front.handle)
         try:
             yield front
@@ -203,6 +215,7 @@ async def test_a_question_asked_on_one_replica_is_approved_on_the_page_another_s
                         result = await client.call_tool("delete_secret", SECRET)
         finally:
             stop_together(*replicas.values())
+            forget_what_the_replicas_stored(redis_url)
     seen = person.pages[0]
     assert seen["at_provider"].startswith(idp.issuer)
     assert "Signed in as alice@example.org" in seen["text"]
