@@ -215,6 +215,11 @@ def _pages(
     where = settings.token_store
     store = MemoryPageStore() if where == "memory" else RedisPageStore(where, now=time.time)
     link_key = hmac.new(ring[0], b"woodpecker-ci-mcp approval page link v1", hashlib.sha256).digest()
+    notices = None
+    if settings.approval_notify:
+        from adapters.apprise_notices import AppriseNotices
+
+        notices = AppriseNotices(settings.approval_notify)
     return SignedInApprovalPages(
         public_origin=split_url(http.resource_url).origin,
         four_eyes=settings.four_eyes_tools,
@@ -222,6 +227,7 @@ def _pages(
         store=store,
         link_key=link_key,
         audit=audit,
+        notices=notices,
         # Replicas compare lifetimes: the wall clock; one process alone: the monotonic one.
         now=time.monotonic if where == "memory" else time.time,
         poll_seconds=0.05 if where == "memory" else 0.2,

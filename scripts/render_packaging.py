@@ -32,7 +32,14 @@ TITLE = "Woodpecker CI"
 SUMMARY = "Woodpecker CI over MCP; asks a person before anything irreversible or privilege-widening."
 # Variables whose value is, or may contain, a credential (a redis URL may carry a password).
 SECRET = frozenset(
-    {"WOODPECKER_TOKEN", "WOODPECKER_MCP_SEAL_KEYS", "WOODPECKER_MCP_BEARER", "WOODPECKER_MCP_TOKEN_STORE"}
+    {
+        "WOODPECKER_TOKEN",
+        "WOODPECKER_MCP_SEAL_KEYS",
+        "WOODPECKER_MCP_BEARER",
+        "WOODPECKER_MCP_TOKEN_STORE",
+        # Notification URLs carry the services' tokens.
+        "WOODPECKER_MCP_APPROVAL_NOTIFY",
+    }
 )
 REQUIRED = frozenset({"WOODPECKER_URL", "WOODPECKER_TOKEN"})
 # The registry entry and the bundle start the stdio server; the HTTP transport's variables

@@ -20,7 +20,12 @@ from entrypoints.settings import DISTRIBUTION, VARIABLES
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGING = ROOT / "packaging"
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
-SECRETS = {"WOODPECKER_TOKEN", "WOODPECKER_MCP_SEAL_KEYS", "WOODPECKER_MCP_TOKEN_STORE"}
+SECRETS = {
+    "WOODPECKER_TOKEN",
+    "WOODPECKER_MCP_SEAL_KEYS",
+    "WOODPECKER_MCP_TOKEN_STORE",
+    "WOODPECKER_MCP_APPROVAL_NOTIFY",
+}
 
 
 def load(path: Path) -> Any:

@@ -12,6 +12,7 @@ call), or those `WOODPECKER_MCP_APPROVERS` lists; never the caller on a four-eye
 may not answer sees who may, and that nothing was done; the audit records it.
 """
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -46,6 +47,7 @@ from domain.guard.approval_page import (
 from domain.guard.approvers import Approvers, SignedIn, verdict, who_may_answer
 from domain.guard.audit import signed_by
 from domain.parsing.urls import split_url
+from ports.approval_notices import ApprovalNotices, Ended, Notice
 from ports.approval_pages import Approver, Asking, Offered, PageOpener, Shown
 from ports.audit import AuditSink
 from ports.progress import Progress
@@ -137,6 +139,7 @@ class SignedInApprovalPages:
         store: PageStore | None = None,
         link_key: bytes | None = None,
         audit: AuditSink | None = None,
+        notices: ApprovalNotices | None = None,
     ) -> None:
         self.public_origin = public_origin.rstrip("/")
         self.four_eyes = four_eyes
@@ -149,6 +152,8 @@ class SignedInApprovalPages:
         self._changed = anyio.Event()
         self._link_key = link_key if link_key is not None else secrets.token_bytes(32)
         self._audit = audit
+        self._notices = notices
+        self._watching: set[asyncio.Task[None]] = set()
 
     async def available(self) -> bool:
         return False  # no browser of the server's own: only a client can bring the page to the person
@@ -188,6 +193,7 @@ class SignedInApprovalPages:
 
         await self.store.change(digest, withdrawn)
         await self.store.forget_key(key, digest)
+        await self._tell_ended(digest, "declined")
         self.changed()
 
     def decided_by(self, key: str) -> Approver | None:
@@ -231,6 +237,8 @@ class SignedInApprovalPages:
                 done = await once()  # decided in the window's last instant
         if done:
             await self.store.forget_key(key, digest)
+            if collected != "pending":
+                await self._tell_ended(digest, collected)
         return collected
 
     # ------------------------------------------------------------ for the page's app
@@ -338,13 +346,63 @@ class SignedInApprovalPages:
             "approver": None,
             "line": dict(asking.line) if asking is not None and asking.line is not None else None,
         }
+        record["tool"] = asking.tool if asking is not None else None
+        record["told"] = False
         _keep_page(record, page)
         await self.store.put_page(digest, key, record, now + ttl_seconds + _KEEP_SECONDS)
+        if self._notices is not None and asking is not None:
+            self._notices.waiting(self._notice(record))
+            self._watch(digest, ttl_seconds)
         if asking is not None:
             self._asking[digest] = asking
             while len(self._asking) > _MAX_SIGN_INS:
                 self._asking.popitem(last=False)
         return page
+
+    def _notice(self, record: dict[str, Any]) -> Notice:
+        page = _page_of(record)
+        return Notice(
+            tool=str(record.get("tool") or ""),
+            page_id=hashlib.sha256(page.public_id.encode()).hexdigest()[:32],
+            url=self._url(page),
+            expires_in_seconds=max(0, int(page.expires_at - self.now())),
+            four_eyes=bool(record["four_eyes"]),
+        )
+
+    async def _tell_ended(self, digest: str, how: Ended) -> None:
+        """Tell the approvers once that the page of `digest` ended (a no when it expired)."""
+        if self._notices is None:
+            return
+
+        def mark(record: dict[str, Any]) -> dict[str, Any] | None:
+            if record.get("told") is not False or not record.get("tool"):
+                return None
+            record["told"] = True
+            return dict(record)
+
+        try:
+            record = await self.store.change(digest, mark)
+        except TokenStoreUnavailable:
+            logger.warning("the approvers could not be told that a question ended (the store is unreachable)")
+            return
+        if record is not None:
+            self._notices.ended(self._notice(record), how)
+
+    def _watch(self, digest: str, ttl_seconds: int) -> None:
+        """Expiry is a no nobody gave: when the page's life ends unanswered, the approvers are told."""
+
+        async def expire() -> None:
+            await anyio.sleep(ttl_seconds + 0.5)
+            found = await self.store.page(digest)
+            if found is not None and _page_of(found).seen_at(self.now()) == "expired":
+                await self._tell_ended(digest, "expired")
+
+        try:
+            task = asyncio.get_running_loop().create_task(expire())
+        except RuntimeError:
+            return
+        self._watching.add(task)
+        task.add_done_callback(self._watching.discard)
 
     def _secret(self, page: Page) -> str:
         mac = hmac.new(self._link_key, page.public_id.encode("ascii"), hashlib.sha256).digest()

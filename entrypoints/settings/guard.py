@@ -103,3 +103,21 @@ def _four_eyes(raw: object) -> object:
 
 
 FourEyes = Annotated[tuple[str, ...], BeforeValidator(_four_eyes)]
+
+
+def _approval_notify(raw: object) -> object:
+    # Notification URLs hold tokens and passwords: no message here repeats one.
+    urls = comma_list(raw) if isinstance(raw, str) else raw
+    if not isinstance(urls, tuple):
+        return raw
+    for number, url in enumerate(urls, start=1):
+        scheme, sep, rest = url.partition("://")
+        if not sep or not rest or not scheme.replace("+", "").isalnum():
+            raise ValueError(
+                f"WOODPECKER_MCP_APPROVAL_NOTIFY entry {number} is not a notification URL (SCHEME://...); "
+                "write Apprise URLs, e.g. json://hooks.example.org/approvals or ntfy://ntfy.sh/topic"
+            )
+    return urls
+
+
+ApprovalNotify = Annotated[tuple[str, ...], BeforeValidator(_approval_notify)]

@@ -12,6 +12,7 @@ from domain.guard.policy_file import Policy
 from domain.tools import Catalogue
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from entrypoints.settings.guard import (
+    ApprovalNotify,
     ApprovalPage,
     ApprovalWait,
     AuditFile,
@@ -76,6 +77,10 @@ class Settings(BaseModel):
     )
     # OAuth mode's page only: the tools whose approver must be someone other than the caller.
     four_eyes: FourEyes = Field(default=(), validation_alias="WOODPECKER_MCP_FOUR_EYES")
+    # OAuth mode's page only: Apprise URLs the approvers are told through when a question waits (ADR 0087).
+    approval_notify: ApprovalNotify = Field(
+        default=(), validation_alias="WOODPECKER_MCP_APPROVAL_NOTIFY", repr=False
+    )
     text: TextMode = Field(default="full", validation_alias="WOODPECKER_MCP_TEXT")
     seal_keys: SealKeys = Field(default=(), validation_alias="WOODPECKER_MCP_SEAL_KEYS", repr=False)
     audit_file: AuditFile = Field(default=None, validation_alias="WOODPECKER_MCP_AUDIT_FILE")
@@ -162,6 +167,7 @@ def aliases(model: type[BaseModel]) -> tuple[str, ...]:
 def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[str]:
     """Four eyes needs a second person who can sign in to answer: OAuth mode's approval page, and
     someone beyond the caller allowed to approve. Each problem names both settings."""
+    problems = _notify_problems(settings, http)
     named = [
         *(["WOODPECKER_MCP_FOUR_EYES"] if settings.four_eyes else []),
         *(
@@ -171,7 +177,7 @@ def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[st
         ),
     ]
     if not named:
-        return []
+        return problems
     what = " and ".join(named)
     undo = " or ".join(
         [
@@ -184,7 +190,8 @@ def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[st
     if http is None or http.auth != "oauth" or http.approval_client_id is None:
         return [
             f"{what} needs the approval page behind a sign-in: set WOODPECKER_MCP_AUTH=oauth "
-            f"(Streamable HTTP) and WOODPECKER_MCP_APPROVAL_CLIENT_ID, or {undo}"
+            f"(Streamable HTTP) and WOODPECKER_MCP_APPROVAL_CLIENT_ID, or {undo}",
+            *problems,
         ]
     if len(http.oauth_issuers) > 1:
         # The approver signs in at the first issuer: a caller whose token another issuer made is a
@@ -197,6 +204,21 @@ def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[st
     if not http.approvers.anyone_but_the_caller:
         return [
             f"{what} names tools nobody but the caller could approve: list the approvers in "
-            f"WOODPECKER_MCP_APPROVERS (sub:ID, email:ADDRESS or group:NAME), or {undo}"
+            f"WOODPECKER_MCP_APPROVERS (sub:ID, email:ADDRESS or group:NAME), or {undo}",
+            *problems,
+        ]
+    return problems
+
+
+def _notify_problems(settings: Settings, http: HttpSettings | None) -> list[str]:
+    """The approvers' channel carries the page's link, which acts only behind the sign-in: without
+    it the link would be a pre-authenticated URL (ADR 0087)."""
+    if not settings.approval_notify:
+        return []
+    if http is None or http.auth != "oauth" or http.approval_client_id is None:
+        return [
+            "WOODPECKER_MCP_APPROVAL_NOTIFY needs the approval page behind a sign-in: set "
+            "WOODPECKER_MCP_AUTH=oauth (Streamable HTTP) and WOODPECKER_MCP_APPROVAL_CLIENT_ID, or unset "
+            "WOODPECKER_MCP_APPROVAL_NOTIFY"
         ]
     return []

@@ -54,6 +54,11 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "HTTP oauth: comma list of guarded tools whose approver must be someone other than the caller",
     ),
     (
+        "WOODPECKER_MCP_APPROVAL_NOTIFY",
+        "none",
+        "HTTP oauth: comma list of Apprise URLs told when a question waits on the approval page",
+    ),
+    (
         "WOODPECKER_MCP_TEXT",
         "full",
         "`summary`: result text is the summary line only (for clients that read structuredContent)",
