@@ -19,8 +19,9 @@ import pytest
 
 from sandbox.server import Sandbox
 from tests.fixtures.chromium import chromium_binary
-from tests.fixtures.http import ServerProcess, free_port, stop_together
+from tests.fixtures.http import ServerProcess, free_port, serve_asgi, stop_together
 from tests.fixtures.oidc_provider import CLIENT_SECRET, openid_provider
+from tests.http.test_approval_notify import Receiver
 from tests.http.test_approval_page_replicas import forget_what_the_replicas_stored
 from tests.http.test_approval_page_signed_in import (
     DELETE,
@@ -73,12 +74,14 @@ class Forwarding:
         self.linker = PageFiller(sandbox.admin_token)
         self.tmp_path = tmp_path
         self.seen: list[dict[str, Any]] = []
+        self.url = ""
 
     async def __call__(self, context: Any, params: Any) -> types.ElicitResult:
         if isinstance(params, types.ElicitRequestURLParams) and "/link/" in params.url:
             return await self.linker(context, params)
         if not isinstance(params, types.ElicitRequestURLParams) or self.seen:
             return types.ElicitResult(action="cancel")
+        self.url = params.url
         for login in ("alice", "bob"):
             profile = self.tmp_path / f"profile-{login}"
             seen = await anyio.to_thread.run_sync(
@@ -104,12 +107,15 @@ async def test_the_worked_team_setup_runs_as_written(
     etc.mkdir()
     log.mkdir()
 
+    hooks = ""  # the approvers' webhook receiver, once it listens
+
     def ours(text: str, issuer: str = "") -> str:
         for example, real in [
             ("https://mcp.example.org", base),
             ("https://sso.example.org/realms/team", issuer),
             ("https://ci.example.org", sandbox.url),
             ("redis://redis.internal:6379/0", redis_url),
+            ("json://hooks.example.org", hooks.replace("http://", "json://")),
             ("/etc/woodpecker-ci-mcp/", f"{etc}/"),
             ("/var/log/woodpecker-ci-mcp/", f"{log}/"),
             ("--port 8000", f"--port {port}"),
@@ -123,12 +129,20 @@ async def test_the_worked_team_setup_runs_as_written(
     (etc / "approval-client-secret").write_text(CLIENT_SECRET)
     (etc / "policy.toml").write_text(found["policy.toml"])
     subprocess.run(["sh", "-c", ours(found["keys.sh"])], check=True, timeout=30)
-    async with openid_provider(client["redirect_uris"][0], f"{base}/mcp", client=client) as idp:
+    receiver = Receiver()
+    async with (
+        serve_asgi(receiver) as hooks_url,
+        openid_provider(client["redirect_uris"][0], f"{base}/mcp", client=client) as idp,
+    ):
+        hooks = hooks_url
         server = Started(ours(found["serve.sh"], idp.issuer), tmp_path, port)
         try:
             server.wait_until_live()
             person = Forwarding(sandbox, tmp_path)
             result = await call_as(base, idp, "alice", person)
+            with anyio.fail_after(30):  # the end is told in the background
+                while len(receiver.posts) < 2:
+                    await anyio.sleep(0.05)
         finally:
             stop_together(server)
             forget_what_the_replicas_stored(redis_url)
@@ -147,3 +161,9 @@ async def test_the_worked_team_setup_runs_as_written(
         if line["outcome"] == "approved"
     ] == [("bob", True, "page")]
     assert SECRET["name"] not in (log / "audit.jsonl").read_text()
+    # The approvers' channel: told the question waits, with the link Alice and Bob opened, then that it
+    # ended; never the question's text (the secret's name) nor a secret.
+    told = [json.dumps(post) for post in receiver.posts]
+    assert len(told) == 2 and person.url in json.loads(told[0])["message"]
+    assert "was approved" in json.loads(told[1])["message"]
+    assert not any(SECRET["name"] in text or CLIENT_SECRET in text for text in told)
