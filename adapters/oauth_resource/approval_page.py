@@ -483,7 +483,10 @@ class ApprovalPageApp:
         return response
 
     async def _returned(self, scope: Scope, cookies: dict[str, str]) -> Response:
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"), max_num_fields=8)
+        try:
+            query = parse_qs(scope.get("query_string", b"").decode("latin-1"), max_num_fields=8)
+        except ValueError:  # more fields than a provider's return carries: answered as unrecognised
+            query = {}
         state = (query.get("state") or [""])[0]
         code = (query.get("code") or [""])[0]
         cookie = cookies.get(STATE_COOKIE, "")

@@ -187,6 +187,13 @@ def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[st
             for n in named
         ]
     )
+    if settings.approval_page == "off" or not settings.elicitation:
+        # No page at all: every four-eyes call would be refused (a dialog or the token would be the caller's).
+        which = "WOODPECKER_MCP_APPROVAL_PAGE=off" if settings.approval_page == "off" else "ELICITATION=false"
+        return [
+            f"{what} needs the approval page, which {which} turns off: unset {which.split('=')[0]}, or {undo}",
+            *problems,
+        ]
     if http is None or http.auth != "oauth" or http.approval_client_id is None:
         return [
             f"{what} needs the approval page behind a sign-in: set WOODPECKER_MCP_AUTH=oauth "
@@ -197,9 +204,9 @@ def four_eyes_problems(settings: Settings, http: HttpSettings | None) -> list[st
         # The approver signs in at the first issuer: a caller whose token another issuer made is a
         # different (issuer, subject) there, so the same person would pass as a second one.
         return [
-            "WOODPECKER_MCP_FOUR_EYES needs one identity provider, where the caller and the approver are told "
-            "apart by the same subject: WOODPECKER_MCP_OAUTH_ISSUERS names several; name one, or unset "
-            "WOODPECKER_MCP_FOUR_EYES"
+            f"{what} needs one identity provider, where the caller and the approver are told apart by the "
+            f"same subject: WOODPECKER_MCP_OAUTH_ISSUERS names several; name one, or {undo}",
+            *problems,
         ]
     if not http.approvers.anyone_but_the_caller:
         return [

@@ -25,6 +25,9 @@ from ports.use_cases.earlier_attempts import EarlierAttempts
 from ports.use_cases.guard_audit import PATHS, GuardAudit
 from ports.use_cases.sealed_questions import SEALED_TTL_SECONDS, SealedQuestions
 
+# The audit's rule for a four-eyes call refused because no signed-in page could reach a second person.
+FOUR_EYES_RULE = "four_eyes"
+
 
 @dataclass(frozen=True, slots=True)
 class Reask:
@@ -174,6 +177,12 @@ class GuardSteps:
         policy = call.spec.policy
         expires_in = policy.expires_in if policy is not None else None
         return expires_in is not None and self._clock.now() > asked_at + expires_in
+
+    def four_eyes_refused(self, spec: ToolSpec, args: Mapping[str, Any], ctx: CallContext) -> Complete:
+        """A four-eyes call no signed-in page can reach (ADR 0086): refused, nothing asked or sent, and
+        recorded as the operator's rule that refused it."""
+        self._audit.write(spec, args, ctx, "denied", FOUR_EYES_RULE)
+        return Complete(outcomes.four_eyes_unreachable())
 
     def record(
         self,

@@ -156,7 +156,7 @@ class GuardedCalls:
             # The approval view's answer: whatever the call now is, its ticket decides whether
             # anything may run, at most once (ADR 0066). Never for a four-eyes tool: the caller's view.
             if spec.name in self._four_eyes:
-                return Complete(outcomes.four_eyes_unreachable())
+                return self._steps.four_eyes_refused(spec, args, ctx)
             keyed = self._keys.keyed(fingerprint(spec, args, ctx.principal))
             return await self._view.answer(
                 GuardedCall(valid, keyed, decision, reads, ctx), ctx.ticket, ctx.answer
@@ -182,7 +182,7 @@ class GuardedCalls:
         )
         if spec.name in self._four_eyes and ctx.channel != "page":
             # A dialog, a view or a token would be answered by the caller: only the page may (ADR 0084).
-            return Complete(outcomes.four_eyes_unreachable())
+            return self._steps.four_eyes_refused(spec, args, ctx)
         # A confirm_token is never a ticket: a call carrying one on the `app` way still gets a view.
         return await self._ways[ctx.channel].ask(call, token)
 

@@ -60,7 +60,7 @@ class Opens(Person):
 def refused(result: Any) -> None:
     assert isinstance(result, types.CallToolResult) and result.is_error, result
     assert result.structured_content is not None
-    assert result.structured_content["error"]["kind"] == "four_eyes", result.structured_content
+    assert result.structured_content["error"]["kind"] == "four_eyes_unreachable", result.structured_content
     assert "confirm_token" not in result.structured_content
 
 

@@ -53,7 +53,7 @@ class PageWay:
 
     async def _no_page(self, call: GuardedCall, token: object) -> CallOutcome:
         if call.spec.name in self._four_eyes:
-            return Complete(outcomes.four_eyes_unreachable())
+            return self._steps.four_eyes_refused(call.spec, call.args, call.ctx)
         return await self._token.ask(_as_token(call), token)
 
     async def ask(self, call: GuardedCall, token: object) -> CallOutcome:
