@@ -124,7 +124,9 @@ def _env(extra: dict[str, str]) -> dict[str, str]:
 
 def _start(binary: Path, workdir: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     """One Woodpecker binary in `workdir`, its output in `<name>.log` there."""
-    with open(workdir / f"{binary.name}.log", "wb") as log:
+    # Appended to: an agent started again after one died (Real.revive_agent_after_cancel) keeps the
+    # dead one's last words.
+    with open(workdir / f"{binary.name}.log", "ab") as log:
         return subprocess.Popen([str(binary)], cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
@@ -208,7 +210,11 @@ def running(binaries: Path, agent: bool = True, port: int = 0) -> Iterator[Real]
             "WOODPECKER_ADMIN": ADMIN,
             "WOODPECKER_OPEN": "true",
             "WOODPECKER_DATABASE_DRIVER": "sqlite3",
-            "WOODPECKER_DATABASE_DATASOURCE": str(workdir / "woodpecker.sqlite"),
+            # Every transaction takes SQLite's write lock when it begins (go-sqlite3's `_txlock`), so one
+            # that meets another writer waits out the busy timeout: a deferred one that reads and then
+            # writes is refused at once ("database is locked", HTTP 500), as 3.11 did while an agent's
+            # report and a new pipeline were written together. The file stays `db()`.
+            "WOODPECKER_DATABASE_DATASOURCE": f"{workdir / 'woodpecker.sqlite'}?_txlock=immediate",
             "WOODPECKER_DEFAULT_CANCEL_PREVIOUS_PIPELINE_EVENTS": "",
             "WOODPECKER_LOG_LEVEL": "info",
         }
