@@ -60,6 +60,7 @@ class ForgeRepo:
     perms: dict[str, tuple[bool, bool, bool]] = field(default_factory=dict)
     hooks: list[dict[str, Any]] = field(default_factory=list)
     pulls: list[dict[str, Any]] = field(default_factory=list)
+    fork_of: int | None = None  # the id of the repository this one is a fork of
 
     @property
     def full_name(self) -> str:
@@ -161,7 +162,7 @@ class Forge:
             "description": "",
             "empty": False,
             "private": repo.private,
-            "fork": False,
+            "fork": repo.fork_of is not None,
             "archived": False,
             "html_url": html,
             "clone_url": f"{html}.git",
@@ -203,6 +204,66 @@ class Forge:
             "pusher": user.api(self.url),
             "sender": user.api(self.url),
         }
+
+    def fork(self, repo: ForgeRepo, owner: str) -> ForgeRepo:
+        """`owner`'s fork of `repo`: a repository of its own (another id), with `repo`'s branches."""
+        with self.lock:
+            fork = self.add_repo(owner, repo.name)
+            fork.fork_of = repo.id
+            fork.branches = dict(repo.branches)
+            fork.files = {sha: dict(files) for sha, files in repo.files.items()}
+            return fork
+
+    def open_pull_request(
+        self, base: ForgeRepo, into: str, head: ForgeRepo, branch: str, files: dict[str, str], sender: str
+    ) -> dict[str, Any]:
+        """`sender` commits `files` to `branch` of `head` and opens a pull request of it into `base`'s
+        branch `into`; returns what Gitea posts to `base`'s hooks. `head` is `base` itself for a pull
+        request from one of its own branches, or a fork (Woodpecker's Gitea driver sets `from_fork` when
+        the head's repo_id differs from the base's: server/forge/gitea/helper.go)."""
+        with self.lock:
+            sha = self.commit(head, branch, files)
+            # Gitea keeps the head commit in the base repository too (refs/pull/N/head): Woodpecker reads
+            # the pipeline's config from the base at that commit.
+            base.files[sha] = dict(files)
+            number = len(base.pulls) + 1
+            user = self.users[sender].api(self.url)
+
+            def side(repo: ForgeRepo, ref: str, at: str) -> dict[str, Any]:
+                return {
+                    "label": ref,
+                    "ref": ref,
+                    "sha": at,
+                    "repo_id": repo.id,
+                    "repo": self.repo_api(repo, None),
+                }
+
+            pull = {
+                "id": self.new_id(),
+                "number": number,
+                "user": user,
+                "title": f"a change from {head.full_name}",
+                "body": "",
+                "labels": [],
+                "milestone": None,
+                "state": "open",
+                "draft": False,
+                "html_url": f"{self.url}/{base.full_name}/pulls/{number}",
+                "head": side(head, branch, sha),
+                "base": side(base, into, base.branches[into]),
+                "mergeable": True,
+                "merged": False,
+                "created_at": WHEN,
+                "updated_at": WHEN,
+            }
+            base.pulls.append(pull)
+            return {
+                "action": "opened",
+                "number": number,
+                "pull_request": pull,
+                "repository": self.repo_api(base, self.users[sender]),
+                "sender": user,
+            }
 
 
 Route = tuple[str, re.Pattern[str], str]

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 
 from tests.real.forge_fake import ForgeRepo
-from tests.real.harness import ADMIN, ORG, PIPELINE_OK, USER, Real, _login
-from tests.real.scenario import FINISHED, _ok, _wait_status, push
+from tests.real.harness import ADMIN, ORG, OUTSIDER, PIPELINE_OK, USER, Real, _login
+from tests.real.scenario import FINISHED, _ok, _wait_status, pull_request, push
 
 # A schedule that fires on January 1st only: no cron of these cases runs by itself during a test.
 YEARLY = "0 3 1 1 *"
@@ -29,6 +29,8 @@ class World:
     repos: dict[str, dict[str, Any]] = field(default_factory=dict)  # role -> Woodpecker repo
     forge: dict[str, ForgeRepo] = field(default_factory=dict)  # role -> forge repo
     pipelines: dict[str, int] = field(default_factory=dict)  # role -> number in the app repository
+    # role -> the pipeline as Woodpecker answered once it was held or finished, before any case ran
+    seen: dict[str, dict[str, Any]] = field(default_factory=dict)
     crons: dict[str, int] = field(default_factory=dict)  # name -> id in the app repository
     agents: dict[str, int] = field(default_factory=dict)  # name -> id
     forges: dict[str, int] = field(default_factory=dict)  # role -> id
@@ -66,6 +68,9 @@ class Case:
     arrange: Callable[[Env], Target]
     asks: bool = True
     refused: str | None = None  # the error kind of a call that asks nobody and sends nothing
+    says: tuple[str, ...] = ()  # lines the question has
+    never_says: tuple[str, ...] = ()  # what the question never has
+    outcomes: tuple[str, ...] | None = None  # the audit's outcomes of the whole case, when it names them
     # Versions whose answer to the accepted write is an error after it took effect (tests/real/versions.py):
     # the tool says the outcome is unknown, with what its read-back found.
     unknown_on: frozenset[str] = frozenset()
@@ -109,7 +114,7 @@ def seed_guard(real: Real) -> World:
         assert repo is not None
         forge.commit(repo, "main", {".woodpecker/build.yaml": CONFIG})
     w.forge = {k: v for k, v in own.items() if v is not None}
-    for branch in ("held", "approve-me", "declined"):
+    for branch in ("held", "approve-me", "declined", "pull-base"):
         forge.commit(app, branch, {".woodpecker/build.yaml": CONFIG})
     with real.client(ADMIN) as http:
         for role in (
@@ -144,10 +149,18 @@ def seed_guard(real: Real) -> World:
             _wait_status(http, app_id, w.pipelines[branch], {"blocked"}, 30)
         _ok(http.post(f"/api/repos/{app_id}/pipelines/{w.pipelines['declined']}/decline"))
         _ok(http.patch(f"/api/repos/{app_id}", json={"require_approval": "forks"}))
-        for role in ("manual", "delete", "step_logs", "pipeline_logs"):
+        # Pull requests under `forks`: one from mallory's fork of app is held (from_fork), one from a branch
+        # of app itself is not. Into a branch of their own: a pull request's pipeline carries the branch it
+        # goes into, and the start rules read that branch's pipelines (the clear-branch cases start main).
+        for role, head, sender in (("fork", forge.fork(app, OUTSIDER), OUTSIDER), ("own_pull", app, USER)):
+            files = {".woodpecker/build.yaml": CONFIG}
+            _ok(pull_request(real, app, "pull-base", head, f"{role}-change", files, sender))
+            w.pipelines[role] = _newest(http, app_id)
+        w.seen["fork"] = _wait_status(http, app_id, w.pipelines["fork"], {"blocked"}, 30)
+        for role in ("manual", "delete", "step_logs", "pipeline_logs", "finished"):
             w.pipelines[role] = _trigger(http, app_id, "main")
-        for role in ("manual", "delete", "step_logs", "pipeline_logs"):
-            _wait_status(http, app_id, w.pipelines[role], FINISHED)
+        for role in ("own_pull", "manual", "delete", "step_logs", "pipeline_logs", "finished"):
+            w.seen[role] = _wait_status(http, app_id, w.pipelines[role], FINISHED)
 
         for name, branch in (
             ("run-held", "held"),
@@ -378,12 +391,20 @@ def restart_a_manual_pipeline(env: Env) -> Target:
     return _restart(env, env.world.pipelines["manual"], "manual")
 
 
-def approve_pipeline(env: Env) -> Target:
-    number = env.world.pipelines["approve-me"]
+def _review(env: Env, number: int) -> Callable[[], tuple[str, str, int]]:
+    def read() -> tuple[str, str, int]:
+        p = _ok(env.http.get(f"/api/repos/{env.world.app}/pipelines/{number}")).json()
+        return p["status"], p["reviewed_by"], p["reviewed"]
+
+    return read
+
+
+def _approve(env: Env, role: str) -> Target:
+    number = env.world.pipelines[role]
 
     def read() -> tuple[bool, str]:
-        p = _ok(env.http.get(f"/api/repos/{env.world.app}/pipelines/{number}")).json()
-        return p["status"] == "blocked", p["reviewed_by"]
+        status, reviewed_by, _ = _review(env, number)()
+        return status == "blocked", reviewed_by
 
     return Target(
         {"repo_id": env.world.app, "number": number},
@@ -391,6 +412,19 @@ def approve_pipeline(env: Env) -> Target:
         lambda b: (False, ADMIN),
         _wait_all(env, env.world.app),
     )
+
+
+def approve_pipeline(env: Env) -> Target:
+    return _approve(env, "approve-me")
+
+
+def approve_a_forks_pipeline(env: Env) -> Target:
+    return _approve(env, "fork")
+
+
+def approve_a_finished_pipeline(env: Env) -> Target:
+    number = env.world.pipelines["finished"]
+    return Target({"repo_id": env.world.app, "number": number}, _review(env, number), _same)
 
 
 def delete_pipeline(env: Env) -> Target:
@@ -495,6 +529,16 @@ def delete_secret(env: Env) -> Target:
     return Target(
         _at_app(env, name="doomed_secret"), lambda: _secret(env, "doomed_secret")()[0], lambda b: 404
     )
+
+
+def delete_a_missing_secret(env: Env) -> Target:
+    def read() -> Any:
+        names = sorted(
+            s["name"] for s in _ok(env.http.get(f"/api/repos/{env.world.app}/secrets")).json() or []
+        )
+        return _secret(env, "never_made")()[0], names
+
+    return Target(_at_app(env, name="never_made"), read, _same)
 
 
 def _registry(env: Env, address: str) -> Callable[[], Any]:
@@ -797,7 +841,21 @@ CASES = (
     Case("trigger-clear-branch", "trigger_pipeline", trigger_on_a_clear_branch, asks=False),
     Case("restart-declined", "restart_pipeline", restart_a_declined_pipeline),
     Case("restart-manual", "restart_pipeline", restart_a_manual_pipeline, asks=False),
-    Case("approve", "approve_pipeline", approve_pipeline),
+    Case("approve", "approve_pipeline", approve_pipeline, never_says=("fork:", "comes from a fork")),
+    Case(
+        "approve-fork",
+        "approve_pipeline",
+        approve_a_forks_pipeline,
+        says=("From a fork: yes (Woodpecker's from_fork)",),
+    ),
+    Case(
+        "approve-not-blocked",
+        "approve_pipeline",
+        approve_a_finished_pipeline,
+        asks=False,
+        refused="not_blocked",
+        outcomes=("nothing_to_decide",),
+    ),
     Case("delete-pipeline", "delete_pipeline", delete_pipeline),
     Case("delete-step-logs", "delete_step_logs", delete_step_logs),
     Case("delete-pipeline-logs", "delete_pipeline_logs", delete_pipeline_logs),
@@ -808,6 +866,14 @@ CASES = (
     Case("update-secret-adds-image", "update_secret", update_secret_adds_an_image),
     Case("update-secret-narrows", "update_secret", update_secret_narrows_events, asks=False),
     Case("delete-secret", "delete_secret", delete_secret),
+    Case(
+        "delete-missing-secret",
+        "delete_secret",
+        delete_a_missing_secret,
+        asks=False,
+        refused="not_found",
+        outcomes=("nothing_to_decide",),
+    ),
     Case("create-registry", "create_registry", create_registry),
     Case("update-registry-password", "update_registry", update_registry_with_a_password),
     Case("update-registry-username", "update_registry", update_registry_username, asks=False),

@@ -36,17 +36,29 @@ def _ok(response: httpx.Response, *codes: int) -> httpx.Response:
     return response
 
 
-def push(real: Real, repo: ForgeRepo, branch: str, sender: str) -> httpx.Response:
-    """A Gitea push webhook for `branch`'s head, to every hook Woodpecker registered on the repo."""
+def post_hook(repo: ForgeRepo, event: str, payload: dict[str, Any]) -> httpx.Response:
+    """A Gitea webhook of `event` to the hook Woodpecker registered on the repo."""
     hooks = [h for h in repo.hooks if h.get("config", {}).get("url")]
     assert hooks, f"no hook on {repo.full_name}"
-    payload = real.forge.push_payload(repo, branch, sender)
     return httpx.post(
         hooks[-1]["config"]["url"],
         content=json.dumps(payload),
-        headers={"Content-Type": "application/json", "X-Gitea-Event": "push"},
+        headers={"Content-Type": "application/json", "X-Gitea-Event": event},
         timeout=30.0,
     )
+
+
+def push(real: Real, repo: ForgeRepo, branch: str, sender: str) -> httpx.Response:
+    """A Gitea push webhook for `branch`'s head."""
+    return post_hook(repo, "push", real.forge.push_payload(repo, branch, sender))
+
+
+def pull_request(
+    real: Real, base: ForgeRepo, into: str, head: ForgeRepo, branch: str, files: dict[str, str], sender: str
+) -> httpx.Response:
+    """`sender` opens a pull request of `head`'s `branch` (a fork, or `base` itself) into `base`'s `into`."""
+    payload = real.forge.open_pull_request(base, into, head, branch, files, sender)
+    return post_hook(base, "pull_request", payload)
 
 
 def _wait_status(

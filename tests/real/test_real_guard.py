@@ -18,7 +18,7 @@ from ports.woodpecker import Credential
 from tests.fixtures.mcp import Harness, Person, build_harness_on, gateway_to
 from tests.mcp.guarded_calls import assert_clean_question
 from tests.real.guard_cases import CASES, Case, Env, World, seed_guard
-from tests.real.harness import ADMIN, Real, running
+from tests.real.harness import ADMIN, OUTSIDER, Real, running
 from tests.real.test_real_woodpecker import _binaries
 
 pytestmark = pytest.mark.anyio
@@ -64,6 +64,24 @@ def guard_world() -> Iterator[tuple[Real, World]]:
         yield started, world
 
 
+@pytest.mark.real_woodpecker
+@pytest.mark.slow
+def test_a_pull_request_from_a_fork_is_held_with_from_fork(guard_world: tuple[Real, World]) -> None:
+    # The forge fake's pull request from mallory's fork of acme/app, under require_approval `forks`, as
+    # Woodpecker answered it before any case ran; and one from a branch of acme/app itself.
+    started, world = guard_world
+    fork, own = world.seen["fork"], world.seen["own_pull"]
+    assert (fork["event"], fork["status"], fork.get("from_fork"), fork["author"]) == (
+        "pull_request",
+        "blocked",
+        True,
+        OUTSIDER,
+    )
+    assert fork["ref"] == "refs/pull/1/head" and fork["reviewed_by"] == ""
+    # Woodpecker leaves a false from_fork out of its answer (omitempty).
+    assert (own["event"], own["status"], own.get("from_fork")) == ("pull_request", "success", None)
+
+
 def _text(result: Any) -> str:
     return str(getattr(result.content[0], "text", "")) if result.content else ""
 
@@ -90,6 +108,9 @@ async def test_a_guarded_tool_on_a_real_woodpecker(guard_world: tuple[Real, Worl
                     declined = await client.call_tool(case.tool, dict(target.args))
                     assert len(person.questions) == 1, person.questions
                     assert_clean_question(person.questions[0], target.args)
+                    lines = person.questions[0].splitlines()
+                    assert all(line in lines for line in case.says), person.questions[0]
+                    assert not any(words in person.questions[0] for words in case.never_says), lines
                     assert "nothing was done" in _text(declined), _text(declined)
                     assert gateway.writes() == []
                     assert target.read() == before
@@ -102,6 +123,8 @@ async def test_a_guarded_tool_on_a_real_woodpecker(guard_world: tuple[Real, Worl
                 assert result.is_error and (result.structured_content or {})["error"]["kind"] == case.refused
                 assert gateway.writes() == []
                 assert target.read() == before
+                if case.outcomes is not None:
+                    assert harness.audit.outcomes() == list(case.outcomes)
                 return
             assert len(person.questions) == (1 if case.asks else 0), person.questions
             if started.version in case.unknown_on:
