@@ -83,12 +83,13 @@ real-woodpecker: $(INSTALLED)
 	$(PY) -m tests.real.harness up $(if $(VERSION),--version $(VERSION)) $(if $(PORT),--port $(PORT))
 
 # The real-Woodpecker suite on the newest version, and `harness up` on every version present; a missing
-# binary fails (WOODPECKER_MCP_STRICT_SKIPS). On 3.11.0 the guard's matrix too (its differential still
-# finds no killed pipeline in some runs: docs/woodpecker-versions.md) and validate_pipeline_config's table
-# of configs (docs/adr/0083). CI runs it after `make coverage`.
+# binary fails (WOODPECKER_MCP_STRICT_SKIPS). Then the same suite on 3.11.0 (`harness up` has run there
+# already; docs/woodpecker-versions.md), validate_pipeline_config's table of configs included
+# (docs/adr/0083). CI runs it after `make coverage`.
 real-suite: $(INSTALLED_DEV)
 	WOODPECKER_MCP_STRICT_SKIPS=1 $(BIN)pytest -q -n 0 -m real_woodpecker tests/real
-	WOODPECKER_MCP_STRICT_SKIPS=1 WOODPECKER_MCP_REAL_VERSION=3.11.0 $(BIN)pytest -q -n 0 -m real_woodpecker tests/real/test_real_guard.py tests/real/test_real_config.py
+	WOODPECKER_MCP_STRICT_SKIPS=1 WOODPECKER_MCP_REAL_VERSION=3.11.0 $(BIN)pytest -q -n 0 -m real_woodpecker \
+	  tests/real/test_real_guard.py tests/real/test_real_woodpecker.py tests/real/test_real_config.py
 
 # The sdist and wheel a user installs (`python -m build`; `make dist` needs only `make install`, and
 # fetches `build` where the test extras did not bring it). `make dist-check` runs the README's wheel

@@ -23,8 +23,9 @@ from sandbox.server import running_sandbox
 from tests.fakes.clock import FakeClock
 from tests.real import differential as d
 from tests.real import versions
+from tests.real.forge_fake import wait_for
 from tests.real.harness import ADMIN, ORG, OUTSIDER, PIPELINE_OK, USER, Real, bin_dir, running
-from tests.real.scenario import Seeded, push, seed, wait_pipeline
+from tests.real.scenario import Seeded, _wait_step, push, seed, wait_pipeline
 
 pytestmark = [pytest.mark.real_woodpecker, pytest.mark.slow]
 
@@ -189,6 +190,38 @@ def test_a_branch_head_lookup_hands_refs_pull_to_the_forge_as_a_branch_name(
         "refs/pull/1/head",
     )
     wait_pipeline(started, app, int(pipeline["number"]))
+
+
+def test_a_cancel_of_a_running_pipeline_ends_as_each_version_records_it(real: tuple[Real, Seeded]) -> None:
+    started, seeded = real
+    app = seeded.repos["app"]["id"]
+    agent = started.procs[-1]
+    with started.client(ADMIN) as admin:
+        number = int(admin.post(f"/api/repos/{app}/pipelines", json={"branch": "slow"}).json()["number"])
+        _wait_step(admin, app, number)
+        assert admin.post(f"/api/repos/{app}/pipelines/{number}/cancel").status_code == 204
+        if not started.cancel_kills_agent:
+            # The agent reports the workflow cancelled (WorkflowState.Canceled): killed, and it lives on.
+            done = wait_pipeline(started, app, number)
+            wait_for(lambda: _pipeline(admin, app, number)["workflows"][0]["state"] == "killed", 30, "killed")
+            assert (done["status"], agent.poll()) == ("killed", None)
+            return
+        # Before 3.14 the local agent crashes on the cancel (upstream #6008). The server marked the pipeline
+        # killed at once; if the agent's report of the workflow arrives before the crash, 3.11 (which has no
+        # cancelled workflow state) records the workflow as failure, and the pipeline with it. Which comes
+        # first is a race: the seed's killed pipeline is a held one cancelled (scenario.seed).
+        started.revive_agent_after_cancel()
+        crashed = agent.poll() is not None
+
+        def settled() -> bool:
+            state = _pipeline(admin, app, number)["workflows"][0]["state"]
+            return state == "failure" or (crashed and state != "pending")
+
+        wait_for(settled, 30, f"pipeline {number}'s workflow to settle after the cancel")
+        done = _pipeline(admin, app, number)
+    workflow = done["workflows"][0]["state"]
+    assert done["status"] == ("failure" if workflow == "failure" else "killed"), (done["status"], workflow)
+    assert crashed or workflow == "failure"
 
 
 def test_a_push_to_a_repository_that_holds_every_event_is_blocked(real: tuple[Real, Seeded]) -> None:
