@@ -263,6 +263,8 @@ def find_subjects(target: Target) -> dict[str, Any]:
             s.setdefault(f"{p['status']}_number", p["number"])
             if p.get("parent"):
                 s.setdefault("restarted_number", p["number"])
+            if p.get("from_fork") is True:
+                s.setdefault("fork_number", p["number"])
         if "restarted_number" not in s and "declined_number" in s:
             # A seed without a re-run (the sandbox's acme/web): re-run its declined pipeline, as on the real one.
             rerun = admin.post(f"/api/repos/{repo['id']}/pipelines/{s['declined_number']}").json()
@@ -358,6 +360,12 @@ READS: tuple[Probe, ...] = (
         value=lambda p: (p["parent"] > 0, bool(p["reviewed_by"])),
     ),
     Probe("pipeline killed", "GET", "/api/repos/{repo_id}/pipelines/{killed_number}"),
+    Probe(
+        "pipeline from a fork",
+        "GET",
+        "/api/repos/{repo_id}/pipelines/{fork_number}",
+        value=lambda p: (p["event"], p["status"], p["from_fork"], p["reviewed_by"]),
+    ),
     Probe("pipeline latest", "GET", "/api/repos/{repo_id}/pipelines/latest"),
     Probe("pipeline missing", "GET", "/api/repos/{repo_id}/pipelines/999999"),
     Probe("pipeline bad number", "GET", "/api/repos/{repo_id}/pipelines/abc"),

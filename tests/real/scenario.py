@@ -2,8 +2,8 @@
 
 Every object is made through Woodpecker's API, the forge fake's hooks, or the agent (no database writes):
 activated repositories, a success, a failure, two workflows, a killed, a blocked, a declined, an approved
-and a restarted pipeline, a cron and its run, secrets and registries at repository, organisation and
-global level.
+and a restarted pipeline, a fork's held pull request, a cron and its run, secrets and registries at
+repository, organisation and global level.
 """
 
 import json
@@ -13,9 +13,10 @@ from typing import Any
 import httpx
 
 from tests.real.forge_fake import ForgeRepo, wait_for
-from tests.real.harness import ADMIN, ORG, Real
+from tests.real.harness import ADMIN, ORG, OUTSIDER, PIPELINE_OK, Real
 
 FINISHED = {"success", "failure", "killed", "error", "canceled", "declined", "skipped"}
+FORK_FILES = {".woodpecker/build.yaml": PIPELINE_OK}
 
 
 @dataclass
@@ -122,6 +123,11 @@ def seed(real: Real) -> Seeded:
             _wait_status(admin, app, out.pipelines["killed"], FINISHED)
 
         _ok(admin.patch(f"/api/repos/{app}", json={"require_approval": "all_events"}))
+        # A pull request from mallory's fork (from_fork), held like every event here.
+        fork = real.forge.fork(forge_repos["app"], OUTSIDER)
+        _ok(pull_request(real, forge_repos["app"], "main", fork, "fork-change", FORK_FILES, OUTSIDER))
+        out.pipelines["fork"] = int(_newest(admin, app)["number"])
+        _wait_status(admin, app, out.pipelines["fork"], {"blocked"}, 30)
         held = ("blocked", "declined", "approved") + (("killed",) if real.cancel_kills_agent else ())
         for role in held:
             _ok(push(real, forge_repos["app"], "main", ADMIN), 200, 202, 204)
