@@ -213,8 +213,9 @@ PIPELINES: tuple[tuple[int, int, str, str, str, str, Mapping[str, Any]], ...] = 
     (1, 13, "push", "running", "main", "feat: add login page", {"workflows": _RUNNING_LOGIN}),
     # acme/api, umbrella/infra (its failure imitates a result's framing), bob/dotfiles, acme/old-site
     (2, 1, "push", "success", "main", "v2 api", {"workflows": _standard()}),
+    # A pull request from the repository's own branch v2: filed under main, it runs v2's code.
     (2, 2, "pull_request", "blocked", "main", "Add rate limiting", {
-        "title": "Add rate limiting", "pr": 5, "workflows": _standard("blocked", "blocked"),
+        "title": "Add rate limiting", "pr": 5, "refspec": "v2:main", "workflows": _standard("blocked", "blocked"),
     }),
     (3, 1, "push", "success", "main", "terraform", {"workflows": _standard(), **_APPROVED}),
     (3, 2, "push", "failure", "main", FRAMING_COMMIT, {

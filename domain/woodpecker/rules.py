@@ -515,6 +515,43 @@ def _listed(value: object, branch: str, status: str | None = None) -> list[Mappi
     return list(value)
 
 
+def pull_request_events() -> tuple[str, ...]:
+    """The pull-request events, in Woodpecker's order: their pipelines run the pull request's head."""
+    return tuple(e for e in HELD_EVENTS if e in PULL_REQUEST_EVENTS)
+
+
+def source_branch(pipeline: Mapping[str, Any]) -> str | None:
+    """The branch a pull request's pipeline runs the code of: the head of its `refspec` (`head:base`,
+    as Woodpecker's forge drivers write it); None when the refspec does not say."""
+    refspec = pipeline.get("refspec")
+    if not isinstance(refspec, str) or refspec.count(":") != 1:
+        return None
+    head = refspec.split(":", 1)[0]
+    return head or None
+
+
+def _from_branch(value: object, branch: str, status: str | None = None) -> list[Mapping[str, Any]] | None:
+    """Of a page of the repository's pull-request pipelines (any target branch), those that run `branch`'s
+    code: Woodpecker files a pull request's pipeline under the branch it goes into, so the branch's own
+    lists never show them. None when the page cannot tell: not a list of objects, a pipeline of another
+    event or status than was asked for, one whose refspec names no head, or a full page without one
+    from the branch (older ones lie beyond it)."""
+    if not isinstance(value, list | tuple) or not all(isinstance(p, Mapping) for p in value):
+        return None
+    found = []
+    for p in value:
+        if p.get("event") not in PULL_REQUEST_EVENTS or (status is not None and p.get("status") != status):
+            return None
+        source = source_branch(p)
+        if source is None:
+            return None
+        if source == branch:
+            found.append(p)
+    if not found and len(value) >= BRANCH_PAGE:
+        return None
+    return found
+
+
 def branch_listed(answers: Mapping[str, Any], branch: str) -> bool:
     """Whether the forge's branch list ("branches_1", "branches_2", ... one page of BRANCH_PAGE names
     each) names `branch` exactly. A page missing or not a list of names before the name is found, or
@@ -535,7 +572,9 @@ def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -
 
     `current` holds "repo" (its approval settings), "blocked" and "declined" (the branch's pipelines
     of each status) and, unless nothing needs approval, "unreviewed" (the branch's pipelines of the
-    events `unreviewed_events` names); "cron" too for a call that names one. Each list is one page of
+    events `unreviewed_events` names); "pr_blocked", "pr_declined" and "pr_unreviewed" the same of the
+    repository's pull-request pipelines into any branch, of which those from this one count
+    (`_from_branch`); "cron" too for a call that names one. Each list is one page of
     BRANCH_PAGE, newest first. Anything missing, malformed, answering another branch, repository or
     cron, or a full page of "unreviewed" without a finding, counts as unread: BRANCH_UNREAD (it asks).
     A repository that holds every event (all_events, or a mode not recognised) always asks,
@@ -573,6 +612,22 @@ def branch_reasons(args: Mapping[str, Any], current: Mapping[str, Any] | None) -
                 found.add(BRANCH_UNAPPROVED)
             elif len(listed) >= BRANCH_PAGE:
                 found.add(BRANCH_UNREAD)  # older pipelines lie beyond the page read
+    # A pull request from this branch into another: its pipeline is filed under the other branch, and
+    # runs this branch's code (found on a real Woodpecker 3.17: a start on the pull request's own
+    # branch ran its held code unasked).
+    for status in ("blocked", "declined"):
+        from_here = _from_branch(answers.get(f"pr_{status}"), branch, status)
+        if from_here is None:
+            found.add(BRANCH_UNREAD)
+        elif from_here:
+            found.add(BRANCH_HELD)
+    if unreviewed_events(repo) is not None:
+        page = answers.get("pr_unreviewed")
+        from_here = _from_branch(page, branch)
+        if from_here is None:
+            found.add(BRANCH_UNREAD)
+        elif any(needs_approval(repo, p) and not _approved_in(p, list(page or [])) for p in from_here):
+            found.add(BRANCH_UNAPPROVED)
     return frozenset(found)
 
 

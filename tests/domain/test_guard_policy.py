@@ -112,6 +112,11 @@ def model_branch_asks(args: Mapping[str, Any], current: Mapping[str, Any] | None
             return True
         if listed:
             return True
+    # ADR 0091: the repository's pull requests into any branch count when their refspec's head is this one.
+    for status in ("blocked", "declined"):
+        from_here = model_from_branch(current.get(f"pr_{status}"), branch, status)
+        if from_here is None or from_here:
+            return True
     if repo.get("require_approval") == "none":
         return False
     listed = current.get("unreviewed")
@@ -119,7 +124,31 @@ def model_branch_asks(args: Mapping[str, Any], current: Mapping[str, Any] | None
         return True
     if any(model_needs_approval(repo, p) and not p.get("reviewed_by") for p in listed):
         return True
-    return len(listed) >= PAGE
+    if len(listed) >= PAGE:
+        return True
+    from_here = model_from_branch(current.get("pr_unreviewed"), branch, None)
+    return from_here is None or any(
+        model_needs_approval(repo, p) and not p.get("reviewed_by") for p in from_here
+    )
+
+
+def model_from_branch(listed: Any, branch: str, status: str | None) -> list[dict[str, Any]] | None:
+    """The pull-request pipelines of a page whose refspec head is `branch`; None when the page cannot
+    tell (not a list, another event or status, a refspec without one head, a full page without one)."""
+    if not isinstance(listed, list) or not all(isinstance(p, dict) for p in listed):
+        return None
+    found = []
+    for p in listed:
+        refspec = p.get("refspec")
+        if p.get("event") not in ("pull_request", "pull_request_closed", "pull_request_metadata"):
+            return None
+        if (status is not None and p.get("status") != status) or not isinstance(refspec, str):
+            return None
+        if refspec.count(":") != 1 or not refspec.split(":")[0]:
+            return None
+        if refspec.split(":")[0] == branch:
+            found.append(p)
+    return None if not found and len(listed) >= PAGE else found
 
 
 def model_asks(tool: str, args: Mapping[str, Any], current: Mapping[str, Any] | None) -> bool:
@@ -418,12 +447,29 @@ def pipeline_pages(branch: str | None) -> st.SearchStrategy[dict[str, Any]]:
         )
         return st.just([]) | st.lists(pipeline, min_size=1, max_size=2) | pipeline.map(lambda p: [p] * PAGE)
 
+    def pull_requests(status: str | None) -> st.SearchStrategy[list[dict[str, Any]]]:
+        # Into any branch: from this one, from another, or with a refspec that names no head.
+        source = st.sampled_from([branch, "elsewhere", None])
+        pipeline = st.tuples(LISTED_PIPELINE, source).map(
+            lambda pair: {
+                **pair[0],
+                "branch": "main",
+                "event": "pull_request",
+                **({"status": status} if status else {}),
+                "refspec": f"{pair[1]}:main" if pair[1] is not None else "main",
+            }
+        )
+        return st.just([]) | st.lists(pipeline, min_size=1, max_size=2) | pipeline.map(lambda p: [p] * PAGE)
+
     return st.fixed_dictionaries(
         {},
         optional={
             "blocked": on_branch("blocked"),
             "declined": on_branch("declined"),
             "unreviewed": on_branch(None),
+            "pr_blocked": pull_requests("blocked"),
+            "pr_declined": pull_requests("declined"),
+            "pr_unreviewed": pull_requests(None),
         },
     )
 

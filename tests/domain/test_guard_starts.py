@@ -31,6 +31,10 @@ EVERY_EVENT_MODES = st.sampled_from(["all_events", "", "future_mode", None])
 BRANCHES = st.sampled_from(["main", "dev", "feature/x"])
 
 
+# The repository's pull-request pipelines into any branch (the "pr_*" reads): none, in each list.
+NO_PULL_REQUESTS: dict[str, Any] = {"pr_blocked": [], "pr_declined": [], "pr_unreviewed": []}
+
+
 def approved_push(branch: str) -> dict[str, Any]:
     return {"branch": branch, "status": "success", "event": "push", "author": "bob", "reviewed_by": "ada"}
 
@@ -42,7 +46,14 @@ def quiet(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     branch = draw(BRANCHES)
     repo = {"id": 3, "default_branch": "main", "require_approval": draw(QUIET_MODES)}
     listed = [approved_push(branch)] * draw(st.integers(0, r.BRANCH_PAGE - 1))
-    current: dict[str, Any] = {"repo": repo, "blocked": [], "declined": [], "branches_1": [branch]}
+    current: dict[str, Any] = {
+        "repo": repo,
+        "blocked": [],
+        "declined": [],
+        **NO_PULL_REQUESTS,
+        "branches_1": [branch],
+        **NO_PULL_REQUESTS,
+    }
     if repo["require_approval"] != "none":
         current["unreviewed"] = listed
     return {"repo_id": 3, "branch": branch}, current
@@ -159,6 +170,7 @@ def test_an_unapproved_pipeline_asks_by_woodpeckers_needs_approval(
         "repo": {"id": 3, **repo},
         "blocked": [],
         "declined": [],
+        **NO_PULL_REQUESTS,
         "unreviewed": listed,
         "branches_1": ["dev"],
     }
@@ -221,6 +233,7 @@ def test_a_rerun_counts_as_approved_only_by_the_approval_of_its_first_run(
         "repo": {"id": 3, "require_approval": "pull_requests"},
         "blocked": [],
         "declined": [],
+        **NO_PULL_REQUESTS,
         "unreviewed": [{"branch": "dev", "author": "bob", **p} for p in listed],
         "branches_1": ["dev"],
     }
@@ -308,6 +321,7 @@ def test_re_enabling_a_cron_asks_unless_it_is_enabled_already(
         "repo": {"id": 3, "require_approval": "none"},
         "blocked": blocked,
         "declined": [],
+        **NO_PULL_REQUESTS,
         "branches_1": ["main", "dev"],
     }
     if stored is not None:
@@ -319,7 +333,17 @@ def test_re_enabling_a_cron_asks_unless_it_is_enabled_already(
 def test_the_reads_are_one_page_each_of_the_branch_filtered_as_the_mode_needs() -> None:
     reads = branch_sources({"repo_id": 3, "cron_id": 4})
     pages = [f"branches_{n}" for n in range(1, r.BRANCH_LIST_PAGES + 1)]
-    assert list(reads) == ["cron", "repo", "blocked", "declined", "unreviewed", *pages]
+    assert list(reads) == [
+        "cron",
+        "repo",
+        "blocked",
+        "declined",
+        "unreviewed",
+        "pr_blocked",
+        "pr_declined",
+        "pr_unreviewed",
+        *pages,
+    ]
     assert reads["cron"] == Probe(Request("GET", "/api/repos/3/cron/4"))
     answers = {"cron": {"id": 4, "branch": "dev"}, "repo": {"id": 3, "require_approval": "forks"}}
     blocked, unreviewed = (reads[k].planned({}, answers) for k in ("blocked", "unreviewed"))
@@ -329,6 +353,19 @@ def test_the_reads_are_one_page_each_of_the_branch_filtered_as_the_mode_needs() 
     assert unreviewed == Request("GET", "/api/repos/3/pipelines", query={**page, "event": events})
     none = {**answers, "repo": {"id": 3, "require_approval": "none"}}
     assert reads["unreviewed"].planned({}, none) is None
+    # The repository's pull requests into any branch, by the events whose pipelines run a head.
+    from_any = {
+        "page": "1",
+        "perPage": "50",
+        "event": "pull_request,pull_request_closed,pull_request_metadata",
+    }
+    assert reads["pr_blocked"].planned({}, answers) == Request(
+        "GET", "/api/repos/3/pipelines", query={**from_any, "status": "blocked"}
+    )
+    assert reads["pr_unreviewed"].planned({}, answers) == Request(
+        "GET", "/api/repos/3/pipelines", query=from_any
+    )
+    assert reads["pr_unreviewed"].planned({}, none) is None
     # Without the cron's answer nothing names the branch, so nothing more is read (and the rule asks).
     assert reads["blocked"].planned({}, {"repo": answers["repo"]}) is None
 
@@ -430,3 +467,73 @@ def test_the_branch_list_is_read_a_page_at_a_time_until_the_branch_is_found() ->
     # Found, a short page (the last), or a failed page: nothing more is read.
     for before in (["dev", *full[1:]], full[:3], None):
         assert reads["branches_2"].planned({}, {**answers, "branches_1": before}) is None
+
+
+def pull_request(source: str, into: str = "main", **fields: Any) -> dict[str, Any]:
+    """A pull request's pipeline as Woodpecker files it: under the branch it goes into (`branch`), the
+    branch whose code it runs only in its refspec's head."""
+    return {"branch": into, "event": "pull_request", "refspec": f"{source}:{into}", "author": "bob", **fields}
+
+
+@settings(max_examples=200)
+@given(quiet(), st.sampled_from(["blocked", "declined"]))
+def test_a_held_or_declined_pull_request_from_the_branch_asks_though_it_is_filed_under_another(
+    call: tuple[dict[str, Any], dict[str, Any]], status: str
+) -> None:
+    # Found by a real Woodpecker 3.17: a start on the pull request's own branch ran its held code unasked.
+    args, current = call
+    held = {**current, f"pr_{status}": [pull_request(args["branch"], "release", status=status)]}
+    assert r.BRANCH_HELD in decide(TRIGGER, args, held, WOODPECKER_RULES).reasons
+    elsewhere = {**current, f"pr_{status}": [pull_request("other-branch", args["branch"], status=status)]}
+    assert r.BRANCH_HELD not in decide(TRIGGER, args, elsewhere, WOODPECKER_RULES).reasons
+
+
+@settings(max_examples=200)
+@given(quiet(), st.sampled_from(["pr_blocked", "pr_declined", "pr_unreviewed"]), SPOILERS)
+def test_a_pull_request_read_that_cannot_tell_asks(
+    call: tuple[dict[str, Any], dict[str, Any]], key: str, how: str
+) -> None:
+    args, current = call
+    if key == "pr_unreviewed" and current["repo"]["require_approval"] == "none":
+        return  # not read under none: nothing needs approval
+    status = key.removeprefix("pr_") if key != "pr_unreviewed" else "success"
+    page: Any = {
+        "missing": None,
+        "null": None,
+        "text": "[]",
+        "not objects": ["pipeline"],
+        "other branch": [{**pull_request("x"), "event": "push", "status": status}],  # not a pull request
+        "other status": [{**pull_request("x"), "refspec": "no-head", "status": status}],  # no head to read
+    }[how]
+    spoiled = dict(current)
+    if how == "missing":
+        spoiled.pop(key)
+    else:
+        spoiled[key] = page
+    assert r.BRANCH_UNREAD in decide(TRIGGER, args, spoiled, WOODPECKER_RULES).reasons
+    full = {**current, key: [pull_request("x", status=status, reviewed_by="ada")] * r.BRANCH_PAGE}
+    assert r.BRANCH_UNREAD in decide(TRIGGER, args, full, WOODPECKER_RULES).reasons
+
+
+def test_an_unapproved_pull_request_from_the_branch_asks_and_an_approved_one_does_not() -> None:
+    current = {
+        "repo": {"id": 3, "require_approval": "pull_requests"},
+        "blocked": [],
+        "declined": [],
+        "unreviewed": [],
+        **NO_PULL_REQUESTS,
+        "branches_1": ["feature"],
+    }
+    args = {"repo_id": 3, "branch": "feature"}
+    killed = {
+        **current,
+        "pr_unreviewed": [pull_request("feature", number=7, status="killed", reviewed_by="")],
+    }
+    assert r.BRANCH_UNAPPROVED in decide(TRIGGER, args, killed, WOODPECKER_RULES).reasons
+    approved = {
+        **current,
+        "pr_unreviewed": [pull_request("feature", number=7, status="success", reviewed_by="ada")],
+    }
+    assert decide(TRIGGER, args, approved, WOODPECKER_RULES).reasons == frozenset()
+    assert r.source_branch({"refspec": "feature/x:main"}) == "feature/x"
+    assert r.source_branch({"refspec": "main"}) is None and r.source_branch({}) is None

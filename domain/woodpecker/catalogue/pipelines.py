@@ -158,6 +158,28 @@ def branch_sources(args: Mapping[str, Any]) -> Mapping[str, Probe]:
     reads["declined"] = listing("declined")
     reads["unreviewed"] = listing(None)
 
+    def pull_requests(status: str | None) -> Probe:
+        # The repository's pull-request pipelines into any branch: those from this branch run its code.
+        def build(_args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request | None:
+            stored = answers.get("repo")
+            if r.branch_to_check(args, answers) is None or not isinstance(stored, Mapping):
+                return None
+            events = r.pull_request_events()
+            if status is None:
+                events = tuple(e for e in r.unreviewed_events(stored) or () if e in events)
+                if not events:
+                    return None
+            query = {"event": ",".join(events), "page": "1", "perPage": str(r.BRANCH_PAGE)}
+            if status is not None:
+                query["status"] = status
+            return Request("GET", f"{repo}/pipelines", query=query)
+
+        return Probe(build)
+
+    reads["pr_blocked"] = pull_requests("blocked")
+    reads["pr_declined"] = pull_requests("declined")
+    reads["pr_unreviewed"] = pull_requests(None)
+
     def branches(number: int) -> Probe:
         # The forge's branch names, a page at a time until the branch is found or a page is short.
         def build(_args: Mapping[str, Any], answers: Mapping[str, Any]) -> Request | None:
