@@ -170,7 +170,19 @@ async def test_a_starts_reads_follow_each_other_and_a_failed_one_is_left_out(
     # Cron 4 of umbrella/infra runs on dev: the reads find its branch, then dev's blocked push.
     current = await runner.read_current("run_cron", {"repo_id": 3, "cron_id": 4}, ada)
     assert current is not None
-    assert list(current) == ["cron", "repo", "blocked", "declined", "unreviewed", "branches_1"]
+    assert list(current) == [
+        "cron",
+        "repo",
+        "blocked",
+        "declined",
+        "unreviewed",
+        "pr_blocked",
+        "pr_declined",
+        "pr_unreviewed",
+        "branches_1",
+    ]
+    # The repository's pull requests into any branch (ADR 0091): umbrella/infra has none.
+    assert current["pr_blocked"] == current["pr_declined"] == current["pr_unreviewed"] == []
     assert [(p["number"], p["branch"]) for p in current["blocked"]] == [(3, "dev")]
     # The forge's branch names, one short page: dev is listed by exactly that name.
     assert current["branches_1"] == ["main", "dev"]
@@ -185,7 +197,8 @@ async def test_a_starts_reads_follow_each_other_and_a_failed_one_is_left_out(
     # Nothing needs approval under none: that list is not read at all.
     sandbox.world.repos[1].require_approval = "none"
     none = await runner.read_current("trigger_pipeline", {"repo_id": 1, "branch": "main"}, ada)
-    assert none is not None and list(none) == ["repo", "blocked", "declined", "branches_1"]
+    assert none is not None
+    assert list(none) == ["repo", "blocked", "declined", "pr_blocked", "pr_declined", "branches_1"]
 
 
 async def test_a_restarts_reads_follow_the_parents_to_the_first_run(
