@@ -23,7 +23,7 @@ from domain.woodpecker.read_back import status_word
 from domain.woodpecker.requests import Request, pipeline, repository
 
 Args = Mapping[str, Any]
-_UNASKED = "so nobody was asked and nothing was sent"
+_UNASKED = "nobody was asked and no change was sent"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,8 @@ def _there(args: Args, path: str, status: int, data: Any) -> Found:
         return Found(
             Settled(
                 "not_found",
-                f"Woodpecker holds nothing at {path} (404): there is nothing to delete, {_UNASKED}.",
+                f"Woodpecker answered 404 for {path}: nothing there that this account can see, so nothing "
+                f"to delete; {_UNASKED}.",
                 404,
             )
         )
@@ -85,7 +86,8 @@ def _blocked(args: Args, path: str, status: int, data: Any) -> Found:
         return Found(
             Settled(
                 "not_found",
-                f"Woodpecker holds no {what} (404): there is nothing to approve, {_UNASKED}.",
+                f"Woodpecker answered 404 for {what}: none that this account can see, so nothing to "
+                f"approve; {_UNASKED}.",
                 404,
             )
         )
@@ -98,7 +100,7 @@ def _blocked(args: Args, path: str, status: int, data: Any) -> Found:
         return Found(
             Settled(
                 "not_blocked",
-                f"{what[0].upper()}{what[1:]} is not blocked (status {state}): there is nothing to approve, "
+                f"{what[0].upper()}{what[1:]} is not blocked (status {state}): there is nothing to approve; "
                 f"{_UNASKED}.",
             )
         )
@@ -106,7 +108,7 @@ def _blocked(args: Args, path: str, status: int, data: Any) -> Found:
     if fork is True:
         return Found(facts=frozenset({r.FROM_FORK}))
     if fork is None or fork is False:
-        return NOTHING  # Woodpecker leaves from_fork out when it is false
+        return Found(facts=frozenset({r.NOT_FROM_FORK}))  # Woodpecker leaves from_fork out when false
     return Found(facts=frozenset({r.FORK_UNREAD}))
 
 

@@ -31,6 +31,7 @@ RESTARTS_UNTRACED = "restarts_untraced"
 # Server facts a question says (issue 37): the pipeline comes from a fork, or whether it does could not be read.
 FROM_FORK = "from_fork"
 FORK_UNREAD = "fork_unread"
+NOT_FROM_FORK = "not_from_fork"  # said too: a missing line would read like a server that never looked
 REACTIVATES = "reactivates"
 UNKNOWN_RECORD = "unknown_record"
 RECORD_UNREAD = "record_unread"

@@ -27,8 +27,11 @@ def test_a_missing_target_is_settled_as_not_found_for_every_delete() -> None:
     for first in (EXISTING, REPOSITORY_EXISTING):
         found = first.judge({"repo_id": 3}, "/api/repos/3/secrets/x", 404, None)
         assert found.settled is not None and found.settled.kind == "not_found"
-        assert "nothing to delete" in found.settled.words and "nothing was sent" in found.settled.words
+        assert "nothing to delete" in found.settled.words and "no change was sent" in found.settled.words
     assert EXISTING.judge({"repo_id": 3}, "/api/repos/3/secrets/x", 200, {"name": "x"}) == Found()
+    # A 404 may be a secret this account cannot see: the words claim no more than the answer says.
+    gone = EXISTING.judge({}, "/p", 404, None).settled
+    assert gone is not None and "that this account can see" in gone.words
 
 
 @pytest.mark.parametrize("status", ["success", "failure", "running", "pending", "declined", "killed"])
@@ -39,8 +42,9 @@ def test_a_pipeline_that_is_not_blocked_leaves_nothing_to_approve(status: str) -
 
 
 def test_a_blocked_pipeline_asks_and_says_a_fork_only_when_woodpecker_says_so() -> None:
-    assert judge({"number": 12, "status": "blocked"}) == Found()
-    assert judge({"number": 12, "status": "blocked", "from_fork": False}) == Found()
+    no = Found(facts=frozenset({r.NOT_FROM_FORK}))
+    assert judge({"number": 12, "status": "blocked"}) == no
+    assert judge({"number": 12, "status": "blocked", "from_fork": False}) == no
     assert judge({"number": 12, "status": "blocked", "from_fork": True}).facts == {r.FROM_FORK}
     # Anything but a boolean there cannot be told: the question says so.
     assert judge({"number": 12, "status": "blocked", "from_fork": "yes"}).facts == {r.FORK_UNREAD}
@@ -76,6 +80,8 @@ def test_the_approve_question_says_the_fork_on_its_own_line_and_the_restart_ques
     assert "\nFrom a fork: unknown" in unread and "assume it does" in unread
     plain = question_for(approve, ARGS, Decision(True, frozenset({"always"})))
     assert "fork:" not in plain
+    no = question_for(approve, ARGS, Decision(True, frozenset({"always", r.NOT_FROM_FORK})))
+    assert "\nFrom a fork: no (Woodpecker's from_fork)\n" in no and "A fork is" not in no
     again = question_for(restart, ARGS, Decision(True, frozenset({r.RESTARTS_UNAPPROVED, r.FROM_FORK})))
     assert "\nFrom a fork: yes" in again and UNDESCRIBED not in again
 

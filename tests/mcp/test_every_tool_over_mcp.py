@@ -121,9 +121,7 @@ def missing_from_text(structured: dict[str, Any], text: str) -> list[str]:
 
 # Through the guard, the read before the question answers these failures without a question and
 # without the write (issue 37); the tool runner alone (tests/use_cases) meets Woodpecker's own answer.
-BEFORE_ASKING = {
-    ("approve_pipeline", "rejected"): ("not_blocked", "so nobody was asked and nothing was sent")
-}
+BEFORE_ASKING = {("approve_pipeline", "rejected"): ("not_blocked", "nobody was asked and no change was sent")}
 
 
 @pytest.mark.parametrize("mode", MODES)

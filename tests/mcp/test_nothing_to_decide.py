@@ -71,7 +71,7 @@ async def test_a_call_with_nothing_to_decide_asks_nobody_and_writes_nothing(
     assert person.questions == []
     assert result.structured_content is not None and result.structured_content["error"]["kind"] == kind
     text = text_of(result)
-    assert f"there is nothing to {words}, so nobody was asked and nothing was sent" in text
+    assert f"nothing to {words}; nobody was asked and no change was sent" in text
     assert sandbox.state_changing_requests() == []
     assert harness.audit.outcomes() == ["nothing_to_decide"]
 
@@ -90,9 +90,11 @@ async def test_the_approve_question_says_a_fork_on_its_own_line_and_only_for_a_f
     forked, person, _ = await first_call(sandbox, mode, "approve_pipeline", FORK)
     asked = question_of(forked, person)
     assert asked.startswith("This will approve pipeline 11 of repository 1.\nFrom a fork: yes")
-    assert "Its code comes from a fork" in asked
+    assert "A fork is a repository other than this one" in asked
     own, person, _ = await first_call(sandbox, mode, "approve_pipeline", NOT_FORK)
-    assert "fork:" not in question_of(own, person) and "comes from a fork" not in question_of(own, person)
+    # Not from a fork is said too: a missing line would read like a server that never looked.
+    assert "\nFrom a fork: no (Woodpecker's from_fork)\n" in question_of(own, person)
+    assert "A fork is a repository" not in question_of(own, person)
 
 
 @pytest.mark.parametrize("mode", MODES)

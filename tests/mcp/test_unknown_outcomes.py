@@ -72,7 +72,7 @@ async def test_an_approval_whose_answer_is_lost_is_unknown_and_reads_back_the_pi
     assert events[2]["read_back"] == "approved"
     # The same call again finds the pipeline no longer blocked: nobody is asked, nothing is sent.
     assert len(person.questions) == 1 and EARLIER_UNKNOWN not in person.questions[0]
-    assert again.is_error and "is not blocked" in text_of(again) and "nothing was sent" in text_of(again)
+    assert again.is_error and "is not blocked" in text_of(again) and "no change was sent" in text_of(again)
     assert len([r for r in sandbox.state_changing_requests() if r.path.endswith("/approve")]) == len(
         approvals
     )

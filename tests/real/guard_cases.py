@@ -841,7 +841,13 @@ CASES = (
     Case("trigger-clear-branch", "trigger_pipeline", trigger_on_a_clear_branch, asks=False),
     Case("restart-declined", "restart_pipeline", restart_a_declined_pipeline),
     Case("restart-manual", "restart_pipeline", restart_a_manual_pipeline, asks=False),
-    Case("approve", "approve_pipeline", approve_pipeline, never_says=("fork:", "comes from a fork")),
+    Case(
+        "approve",
+        "approve_pipeline",
+        approve_pipeline,
+        says=("From a fork: no (Woodpecker's from_fork)",),
+        never_says=("From a fork: yes", "A fork is a repository"),
+    ),
     Case(
         "approve-fork",
         "approve_pipeline",

@@ -90,10 +90,10 @@ ADDED: tuple[str, ...] = ("get_pipeline_failure_summary", "resolve", "wait_for_p
 # restart_pipeline with the source pipeline its rule reads, where it asks.
 _FROM_FORK = because(
     r.FROM_FORK,
-    "Its code comes from a fork, a repository other than this one: whoever can push to the fork wrote "
-    "it, and it runs with this repository's secrets.",
+    "A fork is a repository other than this one: whoever can push to it wrote this code.",
     lambda args: ["From a fork: yes (Woodpecker's from_fork)"],
 )
+_NOT_FROM_FORK = because(r.NOT_FROM_FORK, "", lambda args: ["From a fork: no (Woodpecker's from_fork)"])
 _FORK_UNREAD = because(
     r.FORK_UNREAD,
     "Whether its code comes from a fork could not be read: assume it does.",
@@ -673,10 +673,11 @@ TOOLS: tuple[ToolSpec, ...] = (
         question=Ask(
             "This will approve pipeline {number} of repository {repo_id}.",
             (
+                # The seed's words (seeds/asking-a-person.txt); the read before asking adds the fork.
                 "The pipeline runs with this repository's secrets, and its code comes from the source "
                 "that opened it.",
             ),
-            when=(_FROM_FORK, _FORK_UNREAD),
+            when=(_FROM_FORK, _FORK_UNREAD, _NOT_FROM_FORK),
         ),
         why="The held pipeline runs with the repository's secrets.",
     ),
