@@ -23,6 +23,7 @@ if str(ROOT) not in sys.path:
 
 from domain.tools import BodyField, Catalogue, Endpoint, Fixed, Merged, Param, Source, ToolSpec  # noqa: E402  (needs ROOT on sys.path)
 from domain.woodpecker.answers import Glance, Listed  # noqa: E402  (needs ROOT on sys.path)
+from domain.woodpecker.before_asking import BLOCKED, REPOSITORY_EXISTING, BeforeAsking  # noqa: E402  (needs ROOT on sys.path)
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS  # noqa: E402  (needs ROOT on sys.path)
 from domain.woodpecker.questions import WHY_IT_ASKS  # noqa: E402  (needs ROOT on sys.path)
 from domain.woodpecker.tool import woodpecker  # noqa: E402  (needs ROOT on sys.path)
@@ -254,6 +255,9 @@ def _tool_section(tool: ToolSpec) -> list[str]:
             f"reads the current object to decide: {'yes' if tool.guard.needs_current_state else 'no'}.",
             "",
         ]
+        first = woodpecker(tool).before_asking
+        if first is not None:
+            out += [_before_asking_sentence(first), ""]
     answer = woodpecker(tool).answer
     if isinstance(answer, Listed) and answer.glance is not None:
         out += [_glance_sentence(answer.key, answer.glance), ""]
@@ -367,6 +371,21 @@ def render(catalogue: Catalogue) -> str:
         for tool in group_tools:
             out += _tool_section(tool)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _before_asking_sentence(first: BeforeAsking) -> str:
+    """What the read before the question reads and what ends the call (ADR 0090)."""
+    if first is BLOCKED:
+        return (
+            "Before asking it reads the pipeline once (GET /api/repos/{repo_id}/pipelines/{number}): a 404, or a "
+            "pipeline that is not blocked, ends the call with nobody asked and no change sent (`not_found`, "
+            "`not_blocked`); otherwise the question says whether the pipeline comes from a fork."
+        )
+    where = "the repository by its id" if first is REPOSITORY_EXISTING else "its target at the same path"
+    return (
+        f"Before asking it reads {where} once: a 404 ends the call with nobody asked and no change sent "
+        "(`not_found`)."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
