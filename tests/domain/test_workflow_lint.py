@@ -297,3 +297,19 @@ def test_an_answer_too_large_for_its_budget_keeps_the_first_findings_and_counts_
     assert 0 < len(kept) < 200 and shaped.structured["dropped"] == 400 - len(kept)
     assert shaped.structured["warnings"] == 400  # the counts are the whole answer's
     assert [f["pointer"] for f in kept] == [f"/steps/{i}" for i in range(len(kept))]
+
+
+def test_a_cut_answer_keeps_the_blocking_errors_first_and_its_headline_points_into_what_it_kept() -> None:
+    # 600 warnings before the one blocking error, as a big file's bad habits come before a late mistake.
+    doc = {"steps": [{"name": f"s{i}", "image": "sh", "commands": "x"} for i in range(600)]}
+    doc["steps"].append({"name": "late", "commands": "x"})
+    found = check_file("w.yaml", marked(doc), no_schema)
+    assert [f.rule for f in found if f.blocking] == ["missing_image"]
+    shaped = shape_config_check(["w.yaml"], found, budget=20_000)
+    kept = shaped.structured["findings"]
+    assert kept[0]["rule"] == "missing_image" and kept[0]["severity"] == "error"
+    summary = shaped.text.splitlines()[1]
+    assert f"showing {len(kept)} of {len(found)}" in summary
+    assert "findings[0] at line" in summary
+    first = int(summary.split("findings[", 1)[1].split("]", 1)[0])
+    assert first < len(kept)

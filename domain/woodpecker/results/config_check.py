@@ -1,7 +1,10 @@
 """What validate_pipeline_config answers: each workflow file's findings, with their lines and columns.
 
 The summary is ours: counts, the verdict Woodpecker would give, and where the first finding is, by
-its place in `findings`, its line, column and rule. File names, step names, keys and values are
+its place in `findings`, its line, column and rule. The findings come worst first (blocking errors,
+then the linter's warnings, the schema's, the deprecations, the bad habits; file order, then line and
+column, within each), so a cut to the size budget drops bad habits before errors and `findings[0]` is
+the worst. File names, step names, keys and values are
 written by whoever writes the config (untrusted, like anything pushed: docs/adr/0045) and stay in the
 findings' `file`, `pointer` and `field`.
 """
@@ -23,6 +26,15 @@ CHECKED_AGAINST = "Woodpecker 3.17's linter (a repository without trusted settin
 NO_WORKFLOW_READER = (
     "This server was built without a workflow reader; validate_pipeline_config cannot run here."
 )
+
+
+# Warnings by how much they change what runs: the linter's, then the schema's, then advice.
+_WARNING_RANK = {"linter": 0, "schema": 1, "deprecation": 2, "bad_habit": 3}
+
+
+def worst_first(findings: Sequence[Finding]) -> list[Finding]:
+    """Blocking errors, then warnings by kind; the order within each kind kept."""
+    return sorted(findings, key=lambda f: (not f.blocking, _WARNING_RANK.get(f.source, 0)))
 
 
 def pointer(path: Path) -> str:
@@ -76,16 +88,18 @@ def _within(full: dict[str, Any], budget: int) -> dict[str, Any]:
         cap = cap * 3 // 4 if cap > 3 else cap - 1
 
 
-def headline(files: Sequence[str], findings: Sequence[Finding]) -> str:
-    """One line a person would say, with no text of the files in it."""
+def headline(files: Sequence[str], findings: Sequence[Finding], shown: int | None = None) -> str:
+    """One line a person would say, with no text of the files in it. `findings` worst first;
+    `shown`: how many of them the answer keeps (all when None)."""
     blocking = [i for i, f in enumerate(findings) if f.blocking]
     warnings = len(findings) - len(blocking)
     where = f"{len(files)} file" + ("" if len(files) == 1 else "s")
     if not findings:
         return f"No problem found in {where}: Woodpecker would run it as written"
-    first = blocking[0] if blocking else 0
-    f = findings[first]
-    at = f"findings[{first}] at line {f.line}, column {f.column} ({f.rule})"
+    f = findings[0]
+    at = f"{'findings[0]' if shown != 0 else 'the first'} at line {f.line}, column {f.column} ({f.rule})"
+    if shown is not None and shown < len(findings):
+        at += f"; showing {shown} of {len(findings)}"
     if blocking:
         return (
             f"{len(blocking)} blocking error(s) and {warnings} warning(s) in {where}: Woodpecker would end "
@@ -101,8 +115,14 @@ def shape_config_check(
     budget: int = RESULT_BUDGET,
     text: TextMode = "full",
 ) -> ToolResult:
-    full = _full(files, findings)
-    return fit(lambda inner: Summarised(_within(full, inner), headline(files, findings)), budget, text)
+    ordered = worst_first(findings)
+    full = _full(files, ordered)
+
+    def build(inner: int) -> Summarised:
+        kept = _within(full, inner)
+        return Summarised(kept, headline(files, ordered, len(kept["findings"])))
+
+    return fit(build, budget, text)
 
 
 _FINDING_PROPERTIES: Mapping[str, Any] = {
