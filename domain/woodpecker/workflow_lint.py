@@ -20,7 +20,7 @@ from typing import Any, Literal
 from domain.woodpecker.rules import HELD_EVENTS
 
 Path = tuple[str | int, ...]
-Source = Literal["yaml", "decode", "linter", "schema", "deprecation", "bad_habit"]
+Source = Literal["yaml", "decode", "linter", "builder", "schema", "deprecation", "bad_habit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +150,13 @@ def workflow_name(file: str) -> str:
     return base
 
 
+def woodpecker_name(file: str) -> str:
+    """The name a workflow's `depends_on` finds it by (pipeline/frontend/builder SanitizePath): the
+    file's name without folder, `.yml` or `.yaml`, and one leading dot."""
+    base = file.rsplit("/", 1)[-1].removesuffix(".yml").removesuffix(".yaml")
+    return base.removeprefix(".")
+
+
 def check_files(
     files: Mapping[str, Parsed | YamlFault],
     schema: SchemaCheck,
@@ -159,9 +166,46 @@ def check_files(
 ) -> tuple[Finding, ...]:
     """Every finding of every file, in file order, then by line and column within each."""
     found: list[Finding] = []
+    dropped = _dropped_workflows(files)
     for file, parsed in files.items():
-        found.extend(check_file(file, parsed, schema, trust=trust, privileged_plugins=privileged_plugins))
+        own = list(check_file(file, parsed, schema, trust=trust, privileged_plugins=privileged_plugins))
+        if file in dropped and isinstance(parsed, Parsed):
+            mark = parsed.mark(("depends_on",), key=True)
+            own.append(
+                Finding(
+                    file,
+                    mark.line,
+                    mark.column,
+                    False,
+                    "builder",
+                    "missing_workflow_dependency",
+                    "Woodpecker would drop this workflow without a word: it depends on a workflow no file "
+                    "here defines (or one dropped so). A workflow of that name in another file of the "
+                    "repository satisfies it, if this call did not pass every file.",
+                    ("depends_on",),
+                    f"{workflow_name(file)}.depends_on",
+                )
+            )
+            own.sort(key=lambda f: (f.line, f.column))
+        found.extend(own)
     return tuple(found)
+
+
+def _dropped_workflows(files: Mapping[str, Parsed | YamlFault]) -> set[str]:
+    """The files whose workflow Woodpecker's builder drops (filterMissingDependencies): one that
+    depends, not optionally, on a workflow that is not there, until no more drop."""
+    needs: dict[str, list[str]] = {}
+    for file, parsed in files.items():
+        root = parsed.document if isinstance(parsed, Parsed) else None
+        deps = _dependencies(root.get("depends_on")) if isinstance(root, dict) else []
+        needs[file] = [name for name, optional in deps if not optional]
+    dropped: set[str] = set()
+    while True:
+        present = {woodpecker_name(f) for f in files if f not in dropped}
+        more = {f for f, names in needs.items() if f not in dropped and any(n not in present for n in names)}
+        if not more:
+            return dropped
+        dropped |= more
 
 
 def check_file(

@@ -313,3 +313,40 @@ def test_a_cut_answer_keeps_the_blocking_errors_first_and_its_headline_points_in
     assert "findings[0] at line" in summary
     first = int(summary.split("findings[", 1)[1].split("]", 1)[0])
     assert first < len(kept)
+
+
+def test_a_workflow_depending_on_one_no_file_defines_warns_that_woodpecker_drops_it() -> None:
+    step = {"name": "s", "image": "sh", "commands": "x", "when": {"event": "push"}}
+    files = {
+        ".woodpecker/build.yaml": marked({"steps": [step]}),
+        ".woodpecker/deploy.yaml": marked({"depends_on": ["build", "lint"], "steps": [step]}),
+        ".woodpecker/notify.yml": marked({"depends_on": ["deploy"], "steps": [step]}),
+        ".woodpecker/docs.yaml": marked(
+            {"depends_on": [{"name": "lint", "optional": True}], "steps": [step]}
+        ),
+    }
+    found = check_files(files, no_schema)
+    dropped = [(f.file, f.blocking) for f in found]
+    assert dropped == [(".woodpecker/deploy.yaml", False), (".woodpecker/notify.yml", False)]
+    assert {f.rule for f in found} == {"missing_workflow_dependency"}
+    assert all(f.path == ("depends_on",) and "another file of the repository" in f.message for f in found)
+    shaped = shape_config_check(list(files), found)
+    assert "No problem found" not in shaped.text.splitlines()[1]
+    assert shaped.structured["valid"] is True  # Woodpecker creates the pipeline, without them
+    lone = check_files({".woodpecker.yaml": marked({"depends_on": "build", "steps": [step]})}, no_schema)
+    assert [f.rule for f in lone] == ["missing_workflow_dependency"]
+
+
+def test_a_file_woodpecker_would_not_read_gets_a_note_and_the_answer_says_what_it_did_not_check() -> None:
+    doc = {"when": {"event": "push"}, "steps": [{"name": "s", "image": "sh", "commands": "x"}]}
+    files = [".woodpecker/a.yaml", ".woodpecker/b.yml", ".woodpecker/c.txt"]
+    found = check_files({f: marked(doc) for f in files}, no_schema)
+    shaped = shape_config_check(files, found)
+    notes = [f.get("note") for f in shaped.structured["files"]]
+    assert notes[:2] == [None, None] and ".yaml" in (notes[2] or "")
+    assert "1 file Woodpecker would not read" in shaped.text.splitlines()[1]
+    not_checked = shaped.structured["not_checked"]
+    for what in ("when", "secret", "image", "${VAR}", "WOODPECKER_PLUGINS_PRIVILEGED", "trusted"):
+        assert any(what in item for item in not_checked), what
+    assert SCHEMA.is_valid(shaped.structured)
+    assert shaped.text.count("WOODPECKER_PLUGINS_PRIVILEGED") == 1

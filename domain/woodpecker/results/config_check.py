@@ -29,7 +29,21 @@ NO_WORKFLOW_READER = (
 
 
 # Warnings by how much they change what runs: the linter's, then the schema's, then advice.
-_WARNING_RANK = {"linter": 0, "schema": 1, "deprecation": 2, "bad_habit": 3}
+_WARNING_RANK = {"builder": 0, "linter": 1, "schema": 2, "deprecation": 3, "bad_habit": 4}
+# What the check assumes rather than knows: it sees the files alone, not the server or the repository.
+NOT_CHECKED = (
+    "when filters: which events, branches and paths run each workflow and step",
+    "secrets: that each from_secret names a secret the repository or organization has",
+    "images: that each image exists and can be pulled",
+    "${VAR} substitution, which Woodpecker does with the pipeline's variables before reading a file",
+    "WOODPECKER_PLUGINS_PRIVILEGED on the server: assumed unset",
+    "the repository's trusted settings (security, network, volumes): assumed off",
+)
+READ_EXTENSIONS = (".yaml", ".yml")
+UNREAD_NOTE = (
+    "Woodpecker reads only the .yaml and .yml files of a config folder (its default extensions); it "
+    "would skip this one unless it is the repository's own configured config path. Checked all the same."
+)
 
 
 def worst_first(findings: Sequence[Finding]) -> list[Finding]:
@@ -63,18 +77,25 @@ def _full(files: Sequence[str], findings: Sequence[Finding]) -> dict[str, Any]:
         "valid": blocking == 0,
         "errors": blocking,
         "warnings": len(findings) - blocking,
-        "files": [
-            {
-                "file": name,
-                "workflow": workflow_name(name),
-                "errors": sum(f.blocking for f in findings if f.file == name),
-                "warnings": sum(not f.blocking for f in findings if f.file == name),
-            }
-            for name in files
-        ],
+        "files": [_file(name, findings) for name in files],
         "findings": [_finding(f) for f in findings],
         "checked_against": CHECKED_AGAINST,
+        "not_checked": list(NOT_CHECKED),
     }
+
+
+def _read(name: str) -> bool:
+    return name.endswith(READ_EXTENSIONS)
+
+
+def _file(name: str, findings: Sequence[Finding]) -> dict[str, Any]:
+    entry = {
+        "file": name,
+        "workflow": workflow_name(name),
+        "errors": sum(f.blocking for f in findings if f.file == name),
+        "warnings": sum(not f.blocking for f in findings if f.file == name),
+    }
+    return entry if _read(name) else {**entry, "note": UNREAD_NOTE}
 
 
 def _within(full: dict[str, Any], budget: int) -> dict[str, Any]:
@@ -94,8 +115,15 @@ def headline(files: Sequence[str], findings: Sequence[Finding], shown: int | Non
     blocking = [i for i, f in enumerate(findings) if f.blocking]
     warnings = len(findings) - len(blocking)
     where = f"{len(files)} file" + ("" if len(files) == 1 else "s")
+    unread = sum(not _read(name) for name in files)
+    if unread:
+        several = "s" if unread > 1 else ""
+        where += f" ({unread} file{several} Woodpecker would not read for its name: files[].note)"
     if not findings:
-        return f"No problem found in {where}: Woodpecker would run it as written"
+        return (
+            f"No problem found in {where}: Woodpecker's linter and schema accept it "
+            "(what this cannot see: not_checked)"
+        )
     f = findings[0]
     at = f"{'findings[0]' if shown != 0 else 'the first'} at line {f.line}, column {f.column} ({f.rule})"
     if shown is not None and shown < len(findings):
@@ -130,7 +158,10 @@ _FINDING_PROPERTIES: Mapping[str, Any] = {
     "line": {"type": "integer", "description": "From 1."},
     "column": {"type": "integer", "description": "From 1."},
     "severity": {"type": "string", "enum": ["error", "warning"]},
-    "source": {"type": "string", "enum": ["yaml", "decode", "linter", "schema", "deprecation", "bad_habit"]},
+    "source": {
+        "type": "string",
+        "enum": ["yaml", "decode", "linter", "builder", "schema", "deprecation", "bad_habit"],
+    },
     "rule": {"type": "string"},
     "message": {"type": "string"},
     "pointer": {"type": "string", "description": "JSON Pointer of the value in the file."},
@@ -150,10 +181,16 @@ CONFIG_CHECK_PROPERTIES: Mapping[str, Any] = {
                 "workflow": {"type": "string", "description": "The workflow's name in Woodpecker's errors."},
                 "errors": {"type": "integer"},
                 "warnings": {"type": "integer"},
+                "note": {"type": "string", "description": "Present when Woodpecker would not read the file."},
             },
         },
     },
     "findings": {"type": "array", "items": {"type": "object", "properties": dict(_FINDING_PROPERTIES)}},
     "dropped": {"type": "integer", "description": "Findings left out to stay under the size budget."},
     "checked_against": {"type": "string"},
+    "not_checked": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "What the check assumes: it sees the files, not the server, the repository or the event.",
+    },
 }
