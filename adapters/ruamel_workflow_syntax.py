@@ -42,11 +42,15 @@ class RuamelWorkflowSyntax:
 
     def parse(self, text: str) -> Parsed | YamlFault:
         from ruamel.yaml import YAML
+        from ruamel.yaml.constructor import DuplicateKeyError
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
         yaml = YAML(typ="rt", pure=True)
         try:
             loaded = yaml.load(text)
+        except DuplicateKeyError as e:
+            # ruamel's own words quote both values (kilobytes of a file, and values stay out of messages).
+            return _duplicate(yaml, text, e.problem_mark)
         except MarkedYAMLError as e:
             mark = e.problem_mark or e.context_mark
             line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -60,6 +64,41 @@ class RuamelWorkflowSyntax:
 
     def schema_faults(self, document: Any) -> tuple[SchemaFault, ...]:
         return tuple(_faults(self._validator.iter_errors(document)))
+
+
+def _duplicate(yaml: Any, text: str, mark: Any) -> YamlFault:
+    """Where a key is written a second time, and where it was first."""
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    found = _find_duplicate(yaml.compose(text), (), line, column) if mark is not None else None
+    if found is None:
+        return YamlFault(line, column, f"duplicate key at line {line}", "duplicate_key")
+    first, path = found
+    return YamlFault(
+        line, column, f"duplicate key at line {line}; first defined at line {first}", "duplicate_key", path
+    )
+
+
+def _find_duplicate(node: Any, path: Path, line: int, column: int) -> tuple[int, Path] | None:
+    """The first line of the key written again at `line`, `column`, and the path of that key."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    if isinstance(node, MappingNode):
+        seen: dict[str, int] = {}
+        for key, value in node.value:
+            name = str(key.value) if isinstance(key, ScalarNode) else None
+            if name is not None:
+                if (key.start_mark.line + 1, key.start_mark.column + 1) == (line, column) and name in seen:
+                    return seen[name], path + (name,)
+                seen.setdefault(name, key.start_mark.line + 1)
+            found = _find_duplicate(value, path + ((name if name is not None else "?"),), line, column)
+            if found is not None:
+                return found
+    elif isinstance(node, SequenceNode):
+        for i, item in enumerate(node.value):
+            found = _find_duplicate(item, path + (i,), line, column)
+            if found is not None:
+                return found
+    return None
 
 
 def _plain(node: Any, path: Path, values: dict[Path, Mark], keys: dict[Path, Mark]) -> Any:

@@ -53,11 +53,14 @@ class Parsed:
 
 @dataclass(frozen=True, slots=True)
 class YamlFault:
-    """The text is not YAML the parser reads: where, and the parser's own words for the problem."""
+    """The text is not YAML the parser reads: where, and the parser's own words for the problem (or
+    ours, with no value of the file in them); `path`: the node it is about, when known."""
 
     line: int
     column: int
     problem: str
+    rule: str = "yaml_syntax"
+    path: Path = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +223,9 @@ def check_file(
     Woodpecker stops there too."""
     if isinstance(parsed, YamlFault):
         return (
-            Finding(file, parsed.line, parsed.column, True, "yaml", "yaml_syntax", parsed.problem, (), ""),
+            Finding(
+                file, parsed.line, parsed.column, True, "yaml", parsed.rule, parsed.problem, parsed.path, ""
+            ),
         )
     checker = _Checker(file, parsed)
     checker.decode()

@@ -44,6 +44,18 @@ def test_a_yaml_fault_says_where_the_parser_stopped() -> None:
     assert isinstance(duplicate, YamlFault) and duplicate.line == 2
 
 
+def test_a_duplicate_key_says_both_lines_and_points_at_it_without_a_value() -> None:
+    big = "x" * 5000
+    text = f"steps:\n  build:\n    image: sh\n    commands: [{big}]\n  build:\n    image: alpine\n"
+    fault = SYNTAX.parse(text)
+    assert isinstance(fault, YamlFault) and (fault.line, fault.column) == (5, 3)
+    assert fault.problem == "duplicate key at line 5; first defined at line 2"
+    assert fault.path == ("steps", "build")
+    [found] = check_file("w.yaml", fault, SYNTAX.schema_faults)
+    assert (found.rule, found.blocking, found.path) == ("duplicate_key", True, ("steps", "build"))
+    assert big not in found.message and "build" not in found.message and "alpine" not in found.message
+
+
 def test_the_schema_names_an_unknown_key_in_the_path_and_keeps_the_message_its_own() -> None:
     parsed = SYNTAX.parse("pipline: true\n" + CONFIG.replace("event: manual", "event: [manual, pushh]"))
     assert isinstance(parsed, Parsed)
