@@ -77,7 +77,8 @@ class SchemaFault:
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One problem. `blocking`: Woodpecker ends the pipeline as `error` for it (else a warning).
-    `field`: the field as Woodpecker's own error names it (`steps.build`), pushed names included."""
+    `field`: the field as Woodpecker's own error names it (`steps.build`), pushed names included;
+    `key`: a key the schema does not know, as written (data, never in `message`)."""
 
     file: str
     line: int
@@ -88,6 +89,7 @@ class Finding:
     message: str
     path: Path
     field: str
+    key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +128,17 @@ _LIST = ("ports", "devices", "extra_hosts", "tmpfs")
 _MAP = ("settings", "environment", "backend_options")
 
 SchemaCheck = Callable[[Any], Sequence[SchemaFault]]
+
+_UNKNOWN_KEY = (
+    "Additional property is not allowed: this key (named in `key`) is not one Woodpecker knows here"
+)
+# Keys of older Woodpeckers the schema no longer knows, by where they stand: what to write instead.
+_UNKNOWN_KEY_HINTS = {
+    ("pipeline",): "Additional property is not allowed: `pipeline` is what Woodpecker before 1.0 called "
+    "`steps`; rename the key to `steps`",
+    ("step", "secrets"): "Additional property is not allowed: a step's `secrets` list is gone since "
+    "Woodpecker 3.0; give each secret as `environment: NAME: {from_secret: secret_name}`",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,10 +265,11 @@ class _Checker:
         field: str,
         *,
         key: bool = True,
+        named: str = "",
     ) -> None:
         mark = self.parsed.mark(path, key=key)
         self.found.append(
-            Finding(self.file, mark.line, mark.column, blocking, source, rule, message, path, field)
+            Finding(self.file, mark.line, mark.column, blocking, source, rule, message, path, field, named)
         )
 
     # ------------------------------------------------------------------------------------- decoding
@@ -388,7 +402,12 @@ class _Checker:
         for fault in schema(self.doc):
             where = fault.path[:-1] if fault.at_key else fault.path
             rule = f"schema_{fault.keyword}"
-            self.add(fault.path, False, "schema", rule, fault.message, _schema_field(where))
+            if fault.at_key and fault.path:
+                unknown = str(fault.path[-1])
+                message = _UNKNOWN_KEY_HINTS.get(_key_place(fault.path), _UNKNOWN_KEY)
+                self.add(fault.path, False, "schema", rule, message, _schema_field(where), named=unknown)
+            else:
+                self.add(fault.path, False, "schema", rule, fault.message, _schema_field(where))
         self._deprecations()
         self._bad_habits(steps)
 
@@ -592,6 +611,15 @@ def _constraints(when: Any) -> list[dict[str, Any]]:
     if isinstance(when, list):
         return [c if isinstance(c, dict) else {} for c in when]
     return []
+
+
+def _key_place(path: Path) -> Path:
+    """An unknown key by where it stands: at the root, or `step` plus the key inside a container."""
+    if len(path) == 1:
+        return path
+    if len(path) == 3 and path[0] in AREAS:
+        return ("step", path[2])
+    return ()
 
 
 def _schema_field(path: Path) -> str:

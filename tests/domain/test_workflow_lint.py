@@ -350,3 +350,34 @@ def test_a_file_woodpecker_would_not_read_gets_a_note_and_the_answer_says_what_i
         assert any(what in item for item in not_checked), what
     assert SCHEMA.is_valid(shaped.structured)
     assert shaped.text.count("WOODPECKER_PLUGINS_PRIVILEGED") == 1
+
+
+def test_a_key_the_schema_does_not_know_is_named_in_data_and_a_v1_key_gets_its_migration() -> None:
+    doc = {
+        "pipeline": {"old": {"image": "sh"}},
+        "steps": [
+            {"name": "s", "image": "sh", "commands": "x", "secrets": ["token"], f"{MARKER}k": 1},
+            {"name": "late", "commands": "x"},
+        ],
+    }
+    faults = tuple(
+        SchemaFault(p, "additionalProperties", "Additional property is not allowed", True)
+        for p in [("pipeline",), ("steps", 0, "secrets"), ("steps", 0, f"{MARKER}k")]
+    )
+    found = check_file("w.yaml", marked(doc), lambda _: faults)
+    unknown = {f.path[-1]: f for f in found if f.rule == "schema_additionalProperties"}
+    assert {k: f.key for k, f in unknown.items()} == {k: k for k in ("pipeline", "secrets", f"{MARKER}k")}
+    assert all(MARKER not in f.message for f in found)
+    assert "`steps`" in unknown["pipeline"].message
+    assert "from_secret" in unknown["secrets"].message and "environment" in unknown["secrets"].message
+    shaped = shape_config_check(["w.yaml"], found)
+    kept = shaped.structured["findings"]
+    # The worst first: the blocking error (written last), the schema's warnings, then the bad habits.
+    assert [(f["severity"], f["source"]) for f in kept] == [
+        ("error", "linter"),
+        *[("warning", "schema")] * 3,
+        *[("warning", "bad_habit")] * 2,
+    ]
+    assert {f["key"] for f in kept if "key" in f} == {"pipeline", "secrets", f"{MARKER}k"}
+    SCHEMA.validate(shaped.structured)
+    assert MARKER not in shaped.text.splitlines()[1]

@@ -67,6 +67,7 @@ def _finding(f: Finding) -> dict[str, Any]:
         "message": f.message,
         "pointer": pointer(f.path),
         "field": f.field,
+        **({"key": f.key} if f.key else {}),
     }
 
 
@@ -166,6 +167,7 @@ _FINDING_PROPERTIES: Mapping[str, Any] = {
     "message": {"type": "string"},
     "pointer": {"type": "string", "description": "JSON Pointer of the value in the file."},
     "field": {"type": "string", "description": "The field as Woodpecker's own error names it."},
+    "key": {"type": "string", "description": "A key the schema does not know, as written in the file."},
 }
 
 CONFIG_CHECK_PROPERTIES: Mapping[str, Any] = {
