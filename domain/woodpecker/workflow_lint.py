@@ -133,7 +133,7 @@ _UNKNOWN_KEY = (
     "Additional property is not allowed: this key (named in `key`) is not one Woodpecker knows here"
 )
 # Keys of older Woodpeckers the schema no longer knows, by where they stand: what to write instead.
-_UNKNOWN_KEY_HINTS = {
+_UNKNOWN_KEY_HINTS: Mapping[Path, str] = {
     ("pipeline",): "Additional property is not allowed: `pipeline` is what Woodpecker before 1.0 called "
     "`steps`; rename the key to `steps`",
     ("step", "secrets"): "Additional property is not allowed: a step's `secrets` list is gone since "
