@@ -4,11 +4,13 @@ neither-or-both and too much text with the fix, and answers every file's finding
 import json
 from typing import Any
 
+import jsonschema
 import pytest
 
 from adapters.ruamel_workflow_syntax import RuamelWorkflowSyntax
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
 from domain.woodpecker.catalogue.validation import MAX_CHARACTERS, MAX_FILES
+from domain.woodpecker.results import output_schema
 from ports.use_cases.tools import ToolRunner
 from ports.woodpecker import Credential
 from tests.fakes.woodpecker import FakeWoodpecker
@@ -105,3 +107,12 @@ async def test_a_value_is_never_echoed_and_a_key_that_is_the_servers_token_refus
     result = await checker.run("validate_pipeline_config", {"config": f"{token}: 1\n{OK}"}, None)
     assert result.is_error and result.structured["error"]["kind"] == "token_echoed"
     assert token not in result.text and token not in json.dumps(result.structured)
+
+
+async def test_it_is_marked_untrusted_as_the_callers_text_not_as_woodpeckers() -> None:
+    result = await run({"config": OK})
+    assert result.structured["untrusted"] is True and result.structured["source"] == "caller"
+    notice = result.text.splitlines()[0]
+    assert notice.startswith("Untrusted:") and "Woodpecker" not in notice and "passed" in notice
+    schema = output_schema(WOODPECKER_TOOLS.get("validate_pipeline_config"))
+    jsonschema.Draft202012Validator(schema).validate(dict(result.structured))

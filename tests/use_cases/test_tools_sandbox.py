@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from domain.woodpecker.results import AGENT_TOKEN_MARKER, ERROR_SIGNS, UNTRUSTED_WARNING
+from domain.woodpecker.results import AGENT_TOKEN_MARKER, CALLER_WARNING, ERROR_SIGNS, UNTRUSTED_WARNING
 from tests.use_cases.conftest import Call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -497,7 +497,8 @@ async def test_the_tool_succeeds_against_the_sandbox(
     result = await call(tool, who, **args)
     assert not result.is_error, result.text
     assert check(dict(result.structured)), result.structured
-    assert result.text.startswith(UNTRUSTED_WARNING) == WOODPECKER_TOOLS.get(tool).untrusted_output
+    notice = CALLER_WARNING if tool == "validate_pipeline_config" else UNTRUSTED_WARNING
+    assert result.text.startswith(notice) == WOODPECKER_TOOLS.get(tool).untrusted_output
 
 
 @pytest.mark.parametrize(("tool", "who", "args", "kind", "phrase"), FAILURES, ids=[_id(c) for c in FAILURES])

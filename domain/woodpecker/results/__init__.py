@@ -10,7 +10,7 @@ from domain.logs import LogLine, LogMatch
 from domain.woodpecker.results.budget import LOG_BUDGET, RESULT_BUDGET, fit_object, fit_prefix, size
 from domain.woodpecker.results.config_check import NO_WORKFLOW_READER, shape_config_check
 from domain.woodpecker.results.configs import CONFIG_FILE_BYTES, CONFIG_FILES, decode_configs
-from domain.woodpecker.results.envelope import UNTRUSTED_WARNING, ShapeError
+from domain.woodpecker.results.envelope import CALLER_WARNING, UNTRUSTED_WARNING, ShapeError
 from domain.woodpecker.results.errors import (
     MAY_HAVE_HAPPENED,
     SETUP,
@@ -61,6 +61,7 @@ __all__ = [
     "not_read_in_time",
     "shape_failure_summary",
     "AGENT_TOKEN_MARKER",
+    "CALLER_WARNING",
     "CONFIG_FILES",
     "CONFIG_FILE_BYTES",
     "LINE_CAP",

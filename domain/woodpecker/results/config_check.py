@@ -6,7 +6,8 @@ then the linter's warnings, the schema's, the deprecations, the bad habits; file
 column, within each), so a cut to the size budget drops bad habits before errors and `findings[0]` is
 the worst. File names, step names, keys and values are
 written by whoever writes the config (untrusted, like anything pushed: docs/adr/0045) and stay in the
-findings' `file`, `pointer` and `field`.
+findings' `file`, `pointer`, `field` and `key`. The answer is marked untrusted with `source: caller`:
+nothing in it came from Woodpecker, all of it quotes what the call passed.
 """
 
 from collections.abc import Mapping, Sequence
@@ -14,7 +15,7 @@ from typing import Any
 
 from domain.calls import ToolResult
 from domain.woodpecker.results.budget import RESULT_BUDGET, size
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS
+from domain.woodpecker.results.envelope import CALLER_MARKERS
 from domain.woodpecker.results.render import Summarised, TextMode, fit
 from domain.woodpecker.workflow_lint import Finding, Path, workflow_name
 
@@ -74,7 +75,7 @@ def _finding(f: Finding) -> dict[str, Any]:
 def _full(files: Sequence[str], findings: Sequence[Finding]) -> dict[str, Any]:
     blocking = sum(f.blocking for f in findings)
     return {
-        **UNTRUSTED_MARKERS,
+        **CALLER_MARKERS,
         "valid": blocking == 0,
         "errors": blocking,
         "warnings": len(findings) - blocking,

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from domain import visible
 from domain.calls import ToolResult
 from domain.woodpecker.results.budget import size
-from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, UNTRUSTED_WARNING
+from domain.woodpecker.results.envelope import UNTRUSTED_MARKERS, WARNINGS
 from domain.woodpecker.results.text import strip_terminal
 
 TextMode = Literal["full", "summary"]
@@ -54,14 +54,15 @@ class Summarised:
 
 
 def is_untrusted(structured: Mapping[str, Any]) -> bool:
-    """Whether the result carries the untrusted markers (content written by whoever can push)."""
-    return all(structured.get(k) == v for k, v in UNTRUSTED_MARKERS.items())
+    """Whether the result carries the untrusted markers (content written by whoever can push, or the
+    text the caller passed)."""
+    return structured.get("untrusted") is True and structured.get("source") in WARNINGS
 
 
 def render(result: Summarised, mode: TextMode = "full") -> str:
     """The text content of `result`: the warning (when untrusted), the summary, then (in `full` mode) the data."""
     structured = result.structured
-    lines = [UNTRUSTED_WARNING] if is_untrusted(structured) else []
+    lines = [WARNINGS[structured["source"]]] if is_untrusted(structured) else []
     lines.append(visible.escape(strip_terminal(result.summary, keep_newlines=False)))
     if mode == "full":
         lines.extend(_data_lines(structured))

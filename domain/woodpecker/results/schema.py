@@ -86,7 +86,8 @@ def output_schema(tool: ToolSpec) -> dict[str, Any]:
     props["note"] = {"type": "string"}
     if tool.untrusted_output:
         props["untrusted"] = {"type": "boolean", "const": True}
-        props["source"] = {"type": "string", "const": "woodpecker"}
+        source = "caller" if isinstance(answer, Validated) else "woodpecker"
+        props["source"] = {"type": "string", "const": source}
     return {"type": "object", "properties": props, "additionalProperties": True}
 
 
