@@ -418,7 +418,7 @@ class _Checker:
         if not image:
             self.add(c.path, True, "linter", "missing_image", "Invalid or missing image", c.field)
         if not trust.security and _true(body.get("privileged")):
-            self._untrusted(c, "privileged", "Insufficient trust level to use `privileged` mode")
+            self._untrusted(c, "privileged", "Insufficient trust level to use `privileged` mode", "security")
         if not trust.network:
             for key, words in (
                 ("dns", "custom `dns`"),
@@ -426,14 +426,16 @@ class _Checker:
                 ("extra_hosts", "`extra_hosts`"),
             ):
                 if _filled(body.get(key)):
-                    self._untrusted(c, key, f"Insufficient trust level to use {words}")
+                    self._untrusted(c, key, f"Insufficient trust level to use {words}", "network")
             mode = _text(body.get("network_mode"))
             if mode and mode != "none":
-                self._untrusted(c, "network_mode", "Insufficient trust level to use `network_mode`")
+                self._untrusted(
+                    c, "network_mode", "Insufficient trust level to use `network_mode`", "network"
+                )
         if not trust.volumes:
             for key in ("devices", "volumes", "tmpfs"):
                 if _filled(body.get(key)):
-                    self._untrusted(c, key, f"Insufficient trust level to use `{key}`")
+                    self._untrusted(c, key, f"Insufficient trust level to use `{key}`", "volumes")
         if _filled(body.get("settings")):
             if _filled(body.get("commands")):
                 self.add(
@@ -470,7 +472,9 @@ class _Checker:
                     "linter",
                     "formerly_privileged_plugin",
                     "This formerly privileged plugin is no longer privileged by default; "
-                    "if required, add it to `WOODPECKER_PLUGINS_PRIVILEGED`",
+                    "if required, add it to `WOODPECKER_PLUGINS_PRIVILEGED` (the Woodpecker server's "
+                    "setting, its operator's to change), or give the step `privileged: true` in a "
+                    "repository trusted for security",
                     c.field,
                 )
         if c.area == "steps":
@@ -486,8 +490,12 @@ class _Checker:
                         f"{c.field}.depends_on",
                     )
 
-    def _untrusted(self, c: _Container, key: str, message: str) -> None:
-        self.add(c.path + (key,), True, "linter", f"untrusted_{key}", message, c.field)
+    def _untrusted(self, c: _Container, key: str, message: str, trust: str) -> None:
+        fix = (
+            f"; it needs the repository trusted for {trust} (update_repository's trusted_{trust}, "
+            "which a Woodpecker admin sets)"
+        )
+        self.add(c.path + (key,), True, "linter", f"untrusted_{key}", message + fix, c.field)
 
     def _deprecations(self) -> None:
         name = workflow_name(self.file)

@@ -381,3 +381,30 @@ def test_a_key_the_schema_does_not_know_is_named_in_data_and_a_v1_key_gets_its_m
     assert {f["key"] for f in kept if "key" in f} == {"pipeline", "secrets", f"{MARKER}k"}
     SCHEMA.validate(shaped.structured)
     assert MARKER not in shaped.text.splitlines()[1]
+
+
+def test_the_trust_and_privileged_plugin_errors_say_what_they_depend_on_and_the_fix() -> None:
+    doc = {
+        "when": {"event": "push"},
+        "steps": [
+            {
+                "name": "a",
+                "image": "sh",
+                "commands": "x",
+                "privileged": True,
+                "volumes": ["/a:/a"],
+                "dns": ["1.1.1.1"],
+            },
+            {"name": "b", "image": "plugins/docker", "settings": {"repo": "r"}},
+        ],
+    }
+    found = {f.rule: f.message for f in check_file("w.yaml", marked(doc), no_schema)}
+    for rule, setting in (
+        ("untrusted_privileged", "trusted_security"),
+        ("untrusted_volumes", "trusted_volumes"),
+        ("untrusted_dns", "trusted_network"),
+    ):
+        assert "Insufficient trust level" in found[rule]  # Woodpecker's words first
+        assert setting in found[rule] and "update_repository" in found[rule] and "admin" in found[rule]
+    plugin = found["formerly_privileged_plugin"]
+    assert "WOODPECKER_PLUGINS_PRIVILEGED" in plugin and "server" in plugin and "privileged: true" in plugin
