@@ -85,8 +85,11 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "trusted settings and no WOODPECKER_PLUGINS_PRIVILEGED, with the JSON schema check-jsonschema "
                 "vendors; schema findings are warnings, as in Woodpecker (docs/adr/0083).",
                 f"At most {MAX_FILES} files and {MAX_CHARACTERS} characters a call.",
-                "The summary gives counts, lines and columns only: file names, step names, keys and values stay "
-                "in the findings' file, pointer and field.",
+                "Also warns when a workflow's depends_on names one no file passed defines (Woodpecker drops it "
+                "silently); not_checked lists what it cannot see (filters, secrets, images, ${VAR}).",
+                "Findings come worst first. The summary gives counts, lines and columns only: file names, step "
+                "names, keys and values stay in the findings' file, pointer, field and key; the answer is "
+                "marked untrusted as the caller's text (source: caller).",
             ),
             answer=Validated(),
             plan=ValidateConfig(),
