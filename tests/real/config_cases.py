@@ -29,6 +29,13 @@ CASES: dict[str, dict[str, str]] = {
         "steps:\n  - name: build\n    image: sh\n    commands: echo one\n    when:\n      event: [push, manual]\n"
     ),
     "steps_as_a_map": _file("steps:\n  build:\n    image: sh\n    commands:\n      - echo building\n"),
+    # Woodpecker drops b without a word (its builder's filterMissingDependencies) and runs a: ours warns.
+    "depends_on_a_missing_workflow": {
+        ".woodpecker/a.yaml": "skip_clone: true\n" + _MANUAL + _STEP,
+        ".woodpecker/b.yaml": "skip_clone: true\ndepends_on: [nowhere]\n"
+        + _MANUAL
+        + _STEP.replace("build", "test"),
+    },
     "two_files": {
         ".woodpecker/a.yaml": "skip_clone: true\n" + _MANUAL + _STEP,
         ".woodpecker/b.yaml": "skip_clone: true\n" + _MANUAL + _STEP.replace("build", "test"),
