@@ -408,3 +408,15 @@ def test_the_trust_and_privileged_plugin_errors_say_what_they_depend_on_and_the_
         assert setting in found[rule] and "update_repository" in found[rule] and "admin" in found[rule]
     plugin = found["formerly_privileged_plugin"]
     assert "WOODPECKER_PLUGINS_PRIVILEGED" in plugin and "server" in plugin and "privileged: true" in plugin
+
+
+def test_blocking_errors_keep_file_order_whatever_found_them() -> None:
+    files = {
+        "a.yaml": marked({"steps": [{"name": "s", "commands": "x", "when": {"event": "push"}}]}),
+        "b.yaml": YamlFault(3, 1, "duplicate key at line 3; first defined at line 1", "duplicate_key"),
+    }
+    shaped = shape_config_check(list(files), check_files(files, no_schema))
+    assert [(f["file"], f["rule"]) for f in shaped.structured["findings"]] == [
+        ("a.yaml", "missing_image"),
+        ("b.yaml", "duplicate_key"),
+    ]

@@ -49,7 +49,9 @@ UNREAD_NOTE = (
 
 def worst_first(findings: Sequence[Finding]) -> list[Finding]:
     """Blocking errors, then warnings by kind; the order within each kind kept."""
-    return sorted(findings, key=lambda f: (not f.blocking, _WARNING_RANK.get(f.source, 0)))
+    return sorted(
+        findings, key=lambda f: (not f.blocking, 0 if f.blocking else _WARNING_RANK.get(f.source, 0))
+    )
 
 
 def pointer(path: Path) -> str:
