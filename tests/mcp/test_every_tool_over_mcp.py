@@ -34,7 +34,7 @@ from mcp import Client
 from domain import visible
 from domain.toolsets import admin_only
 from domain.woodpecker.catalogue import WOODPECKER_TOOLS
-from domain.woodpecker.results import UNTRUSTED_WARNING
+from domain.woodpecker.results.envelope import WARNINGS
 from sandbox.server import Sandbox
 from tests.fixtures.http import mcp_client, team_server
 from tests.fixtures.mcp import MODES, Person, harness_for
@@ -93,9 +93,10 @@ def missing_from_text(structured: dict[str, Any], text: str) -> list[str]:
     """The scalar leaves of `structured` (by path) that its text does not carry; see the module docstring."""
     missing: list[str] = []
     data = dict(structured)
-    if data.get("untrusted") is True and data.get("source") == "woodpecker":
+    if data.get("untrusted") is True and data.get("source") in WARNINGS:
+        warning = WARNINGS[data["source"]]
         del data["untrusted"], data["source"]
-        if not text.startswith(UNTRUSTED_WARNING + "\n"):
+        if not text.startswith(warning + "\n"):
             missing.append("the untrusted warning as the first line")
 
     def walk(value: Any, path: str, member: str | None) -> None:
