@@ -190,9 +190,12 @@ class BrowserApprovalPages:
             self._changed = anyio.Event()
 
     def _pending(self, key: str) -> Page | None:
-        """The page still waiting for a decision for `key`, if any (a retry waits on it: no second tab)."""
+        """The page of `key` no call has collected yet, if any: still waiting (a retry waits on it: no
+        second tab), or decided between two calls (the next one collects that decision; a new page in
+        its place would lose the person's answer and open a second tab)."""
         page = self._by_key.get(key)
-        if page is not None and page.seen_at(self._now()) == "pending" and not page.collected:
+        if page is not None and not page.collected:
+            page.seen_at(self._now())
             return page
         return None
 

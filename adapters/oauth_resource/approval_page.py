@@ -324,9 +324,9 @@ class SignedInApprovalPages:
         if record is None:
             return None
         page = _page_of(record)
-        if page.seen_at(self.now()) == "pending" and not page.collected:
-            return page
-        return None
+        # Still waiting, or decided between two calls: the next call collects it (a new page in its
+        # place would lose the approver's answer).
+        return None if page.collected else page
 
     async def _new_page(self, key: str, question: str, ttl_seconds: int, asking: Asking | None) -> Page:
         now = self.now()
