@@ -67,9 +67,13 @@ def test_the_readme_wheel_lines_are_the_ones_make_dist_check_runs() -> None:
     for line in (
         "pipx install dist/*.whl",
         f"uvx --from dist/*.whl {PROGRAM}",
-        f"pipx run --spec dist/*.whl {PROGRAM}",
+        f"pipx run --no-cache --spec dist/*.whl {PROGRAM}",
     ):
         assert line in commands, line
+    # pipx run keeps the venv it made for a spec for 14 days, and a rebuilt wheel has the same
+    # file name: without --no-cache it starts the old build (CI's warm machine listed 77 tools
+    # of 78, the one added since missing). uvx keys a local wheel by its modification time.
+    assert all("--no-cache" in c for c in commands if c.startswith("pipx run "))
     # One line needs neither pipx nor uv: a plain venv with the wheel in it.
     (plain,) = [c for c in commands if c.startswith("python3 -m venv ")]
     assert plain.endswith("/bin/pip install dist/*.whl") and "pipx" not in plain and "uv" not in plain
