@@ -18,6 +18,7 @@ import re2
 from adapters.woodpecker_httpx.log_stream import Batch, FixedBatch
 from domain.logs import LogWindower, decode_log_data
 from domain.woodpecker.faults import bad_pattern
+from domain.woodpecker.results.text import log_text
 from ports.woodpecker import (
     InvalidPattern,
     LogLine,
@@ -44,6 +45,54 @@ _MIN_LITERAL = 3  # bytes; a shorter literal's base64 is too short to rule out a
 # (RE2, not re: re tries the class at every byte, as slow as searching line by line.)
 _NONCANONICAL_PAD = re2.compile(rb"[^AQgw]==|[^AEIMQUYcgkosw048=]=")
 
+# A search matches a line as `get_step_logs` shows it (`log_text`): escape sequences and control
+# characters gone, only the text after a line's last carriage return. A batch whose decoded bytes
+# hold none of these reads the same either way; the whole-batch pass takes only such batches.
+# (NUL is counted apart: the padding decodes to NULs.)
+_CLEANED = re2.compile(rb"[\x01-\x08\x0b-\x1f\x7f\x{80}-\x{9f}\x{2028}\x{2029}]")  # code points
+# The bytes whose removal can join two pieces of text into a literal (`FA\x1b[1mIL` shows as
+# `FAIL`): the C0 controls but tab, line feed and carriage return (which only cuts a line's start
+# off), DEL, and the lead byte of the C1 controls' UTF-8.
+_JOINING = frozenset(range(0x00, 0x20)) - {0x09, 0x0A, 0x0D} | {0x7F, 0xC2}
+_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_ANY = rb"[A-Za-z0-9+/]"
+
+
+def _chars(values: set[int]) -> bytes:
+    return b"[" + b"".join(re.escape(_ALPHABET[v : v + 1]) for v in sorted(values)) + b"]"
+
+
+def aligned_bytes(values: frozenset[int]) -> bytes:
+    """An RE2 pattern over Go's raw log entries that matches where an entry's `data` decodes to bytes
+    holding one of `values`, and nowhere else: the base64 is read in groups of four characters from
+    the start of `data`, and a byte at position 0, 1 or 2 of a group fixes bits of two characters."""
+    ways = []
+    for b in sorted(values):
+        ways.append(
+            re.escape(_ALPHABET[b >> 2 : (b >> 2) + 1]) + _chars({(b & 3) << 4 | x for x in range(16)})
+        )
+        ways.append(
+            _ANY + _chars({y << 4 | b >> 4 for y in range(4)}) + _chars({(b & 15) << 2 | z for z in range(4)})
+        )
+        ways.append(
+            _ANY
+            + _ANY
+            + _chars({w << 2 | b >> 6 for w in range(16)})
+            + re.escape(_ALPHABET[b & 63 : (b & 63) + 1])
+        )
+    return rb'"data":"(?:' + _ANY + rb"{4})*(?:" + b"|".join(ways) + b")"
+
+
+# Where a run of entries may hold a line whose shown text differs from its bytes by a join: such a
+# run is never skipped for want of a literal's base64.
+JOINING_DATA = aligned_bytes(_JOINING)
+_JOINING_DATA = re2.compile(JOINING_DATA)
+
+
+def shown(data: Any) -> str:
+    """A line's text as a search matches it: as `get_step_logs` shows it."""
+    return log_text(decode(data))
+
 
 def decode(data: Any) -> str:
     """A line's text as `get_step_logs` shows it (an entry whose data is not base64 says so)."""
@@ -64,8 +113,8 @@ def base64_cores(pattern: str, ignore_case: bool) -> tuple[bytes, ...] | None:
     of entries holding none of them holds no match, and is counted without being decoded.
     """
     atoms = pattern.split("|")
-    if ignore_case or any(not a or "\ufffd" in a or _METACHARACTERS.intersection(a) for a in atoms):
-        return None  # U+FFFD: decoding may put it where the bytes had none
+    if ignore_case or any(not a or not a.isprintable() or _METACHARACTERS.intersection(a) for a in atoms):
+        return None  # U+FFFD: decoding may put it where the bytes had none; a line break: cleaning
     cores = set()
     for atom in atoms:
         raw = atom.encode("utf-8")
@@ -196,11 +245,19 @@ class CompiledSearch:
         self.whole_batch = not _CONTEXT_SENSITIVE.search(request.pattern)
         self.dollar = "$" in request.pattern
         self.cores = base64_cores(request.pattern, request.ignore_case)
-        # What the scanner looks for in each run's raw bytes (LogScanner's `also`), in its one pass.
-        self.prefilter = None if self.cores is None else b"|".join(map(re.escape, self.cores))
+        # What the scanner looks for in each run's raw bytes (LogScanner's `also`), in its one pass:
+        # a literal's base64, or an entry whose shown text may join one.
+        self.prefilter = (
+            None if self.cores is None else b"|".join([*map(re.escape, self.cores), JOINING_DATA])
+        )
 
     def matches(self, text: str) -> bool:
         return self.line.search(text.encode("utf-8")) is not None
+
+    def may_hold(self, raw: bytes) -> bool:
+        """Whether a fixed-shape run may hold a match: a literal's base64 or a joining byte in it."""
+        assert self.cores is not None
+        return any(core in raw for core in self.cores) or _JOINING_DATA.search(raw) is not None
 
 
 class _Shown:
@@ -227,7 +284,7 @@ class SearchReader:
     def feed(self, batch: Batch) -> None:
         cores = self._pattern.cores
         if cores is not None and not self._pending and isinstance(batch, FixedBatch):
-            held = batch.also if batch.also is not None else any(core in batch.raw for core in cores)
+            held = batch.also if batch.also is not None else self._pattern.may_hold(batch.raw)
             if not held:
                 # None of the pattern's literals is in any line of this run: count, decode nothing.
                 k = batch.count
@@ -268,15 +325,16 @@ class SearchReader:
             # block is every line followed by at most two NULs and a line break.
             joined = b"CgoK".join(datas)
             block = binascii.a2b_base64(joined.replace(b"=", b"A"))
+            # A line whose shown text is not its bytes (an escape, a control, a carriage return, a
+            # NUL of its own): every line on its own, as shown.
+            if _CLEANED.search(block) or block.count(0) != joined.count(b"="):
+                return self._each(datas)
             if pattern.dollar:
                 # A $ must match where a line ends, before its padding. When the padding decodes
                 # to NULs (the bits it leaves over are zero, as every encoder writes them) and
                 # the block holds no other NUL, they become line breaks, same length, so each
                 # line's end is followed by one. Otherwise every line is searched on its own.
-                # A line's text ends before a trailing "\r\n" too (`decode_log_data`), where the
-                # block's $ would not match before its "\r": any carriage return, and every line is
-                # searched on its own.
-                if _NONCANONICAL_PAD.search(joined) or block.count(0) != joined.count(b"=") or b"\r" in block:
+                if _NONCANONICAL_PAD.search(joined):
                     return self._each(datas)
                 block = block.replace(b"\x00", b"\n")
             if block.isascii() or _is_utf8(block):
@@ -285,7 +343,7 @@ class SearchReader:
 
     def _each(self, datas: list[Any]) -> list[int]:
         matches = self._pattern.matches
-        return [i for i, data in enumerate(datas) if matches(decode(data))]
+        return [i for i, data in enumerate(datas) if matches(shown(data))]
 
     def _block_matches(self, block: bytes, datas: list[Any]) -> list[int]:
         """Lines with a match, found with one pass per candidate over the joined batch.
@@ -305,7 +363,7 @@ class SearchReader:
         out = []
         while found is not None:
             i = min(bisect_right(nexts, found.start()), last)
-            if matches(decode(datas[i])):
+            if matches(shown(datas[i])):
                 out.append(i)
             if i >= last:
                 break

@@ -15,6 +15,7 @@ from adapters.woodpecker_httpx.log_read import (
     CompiledSearch,
     SearchReader,
     WindowReader,
+    aligned_bytes,
     base64_cores,
     decode,
 )
@@ -28,12 +29,25 @@ from adapters.woodpecker_httpx.log_stream import (
 )
 from domain.logs import LogWindower, is_output
 from domain.woodpecker.results import ERROR_PATTERN
+from domain.woodpecker.results.text import log_text
 from ports.woodpecker import LogSearchRequest, LogWindowRequest
 from tests.gateway.test_log_stream import MALFORMED
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-TEXT = st.text(alphabet=st.sampled_from(list("ab FAIL error:\t\n\r✓é日") + ["\x00", "\ufffd"]), max_size=12)
+# Pieces of a line: letters of the patterns below, and what `get_step_logs` cleans off (escape
+# sequences, controls, a carriage return's redraw, Unicode's line separator, a C1 control).
+PIECES = [
+    *"ab FAIL error:\t\n\r✓é日",
+    "\x00",
+    "\ufffd",
+    "\x1b[31m",
+    "\x1b[0m",
+    "\x1b]0;t\x07",
+    "\x07",
+    "\x08",
+]
+TEXT = st.lists(st.sampled_from([*PIECES, "\u2028", "\x85", "\x9b1m"]), max_size=12).map("".join)
 
 # The strategies the composites below draw from, made once: a strategy made in every draw is
 # validated in every draw, which was a good part of this module's CPU. The values are the same.
@@ -311,6 +325,9 @@ PATTERNS = st.sampled_from(
         "a|^",
         r"\d",
         "--- FAIL:|error:",
+        "FAIL:|error:",  # literals, split by an escape in the bytes ("FAIL\x1b[0m:")
+        "ab FAIL|a:",
+        "^error",
         "ab FAIL",
         "FAIL|日本",
         r"a\s*$",
@@ -324,7 +341,8 @@ def naive_search(lines: list[tuple[int, str, int]], request: LogSearchRequest) -
     options = re2.Options()
     options.case_sensitive = not request.ignore_case
     pattern = re2.compile(request.pattern, options)
-    hits = [i for i, (_, text, _) in enumerate(lines) if pattern.search(text)]
+    # A line is matched as it is shown: escapes and controls gone (what the person reads).
+    hits = [i for i, (_, text, _) in enumerate(lines) if pattern.search(log_text(text))]
     c = request.context
     shown = [
         (lines[i], lines[max(0, i - c) : i], lines[i + 1 : i + 1 + c]) for i in hits[: request.max_matches]
@@ -390,6 +408,42 @@ def test_a_line_that_holds_a_literal_holds_one_of_its_base64_cores(
     if cores is None:  # a literal with RE2 metacharacters is not searched this way
         return
     assert any(core in base64.b64encode(line) for core in cores)
+
+
+@given(st.binary(max_size=40), st.frozensets(st.integers(0, 255), min_size=1, max_size=6))
+def test_the_aligned_byte_pattern_matches_exactly_the_entries_holding_one_of_its_bytes(
+    line: bytes, values: frozenset[int]
+) -> None:
+    entry = go_entry(1, 0, line)
+    found = re2.search(aligned_bytes(values), entry) is not None
+    assert found == any(b in values for b in line)
+
+
+@pytest.mark.parametrize(
+    ("line", "pattern"),
+    [
+        (b"\x1b[31mERROR\x1b[0m: cannot find module", "ERROR:"),  # coloured as npm and Go tools do
+        (b"\x1b[1m--- FAIL\x1b[0m: TestX (0.01s)", "--- FAIL:"),
+        (b"Downloading 10%\rerror: no space left", "^error"),
+        (b"FA\x08IL: after a backspace", "FAIL:"),
+        # get_pipeline_failure_summary's pattern: rustc's and pytest's coloured lines
+        (b"\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: cannot find value `x`\x1b[0m", ERROR_PATTERN),
+        (b"\x1b[31mFAILED\x1b[0m tests/test_a.py::test_b - assert 1 == 2", ERROR_PATTERN),
+    ],
+)
+def test_a_line_is_searched_as_it_is_shown_however_its_bytes_split_the_text(
+    line: bytes, pattern: str
+) -> None:
+    datas = [base64.b64encode(text).decode() for text in (b"ok", line, b"ok again")]
+    body = b"[" + b",".join(go_entry(i, i, base64.b64decode(d)) for i, d in enumerate(datas)) + b"]"
+    compiled = CompiledSearch(LogSearchRequest(pattern))
+    for also in (compiled.prefilter, None):
+        reader = SearchReader(LogSearchRequest(pattern), compiled)
+        batches = scan([body], also)
+        assert all(batch.fixed for batch in batches)  # the byte-level path, with its prefilter
+        for batch in batches:
+            reader.feed(batch)
+        assert [m.line.number for m in reader.result().matches] == [1], also
 
 
 def test_only_case_sensitive_alternations_of_literals_of_three_bytes_have_cores() -> None:
@@ -606,8 +660,8 @@ def _b64(*texts: bytes) -> list[str]:
     [
         # every padding: none, one and two NULs after the line's end
         (r"Killed\s*$", _b64(b"ok", b"Killed", b"Killed  ", b"x", b"Killedx", b"Killed")),
-        # NULs of the lines' own, which a $ pattern may match: each line on its own
-        (r"\x00$", _b64(b"ok\x00", b"a", b"b\x00\x00", b"c\x00d")),
+        # NULs of the lines' own, which the block cannot tell from padding: each line on its own
+        (r"b$", _b64(b"okb\x00", b"a", b"b\x00\x00", b"c\x00d", b"b")),
         # "Killed!" with padding bits that are not zero (any decoder reads it), beside a line whose
         # own NUL makes the NULs as many as the "=": each line on its own all the same
         (r"!$", ["S2lsbGVkIR==", *_b64(b"ab\x00", b"no!")]),
@@ -620,7 +674,7 @@ def test_a_dollar_pattern_finds_each_line_end_whatever_its_padding(pattern: str,
     for batch in batches:
         reader.feed(batch)
     texts = [base64.b64decode(data) for data in datas]
-    want = [i for i, t in enumerate(texts) if re2.search(pattern.encode(), t)]
+    want = [i for i, t in enumerate(texts) if re2.search(pattern.encode(), log_text(t.decode()).encode())]
     assert want and [m.line.number for m in reader.result().matches] == want
 
 
@@ -633,5 +687,6 @@ def test_a_dollar_pattern_matches_before_a_lines_trailing_carriage_return_and_ne
     assert all(batch.fixed for batch in batches)
     for batch in batches:
         reader.feed(batch)
-    assert [m.line.number for m in reader.result().matches] == [0, 2, 4]
-    assert reader.result().total_matches == 3
+    # "a\r" is shown as "a" too (a line's trailing carriage returns are cut off).
+    assert [m.line.number for m in reader.result().matches] == [0, 2, 3, 4]
+    assert reader.result().total_matches == 4
