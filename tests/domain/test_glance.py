@@ -159,6 +159,17 @@ def test_the_feed_says_which_pipelines_failed_are_blocked_or_run_by_their_ids() 
     )
 
 
+def test_a_killed_pipeline_is_said_as_killed_not_as_failed() -> None:
+    # A cancel of a running pipeline leaves it "killed": the build did not fail, someone stopped it.
+    listed = [
+        PIPELINE | {"number": 3, "status": "killed"},
+        PIPELINE | {"number": 2, "status": "failure"},
+        PIPELINE | {"number": 1, "status": "error"},
+    ]
+    _, lines = _listed("list_pipelines", listed, repo_id=6)
+    assert "2 failed: pipelines 2, 1; 1 killed: pipeline 3." in lines[1], lines[1]
+
+
 def test_a_long_list_names_five_pipelines_of_a_status_and_counts_the_rest() -> None:
     failed = [PIPELINE | {"number": n} for n in range(9, 0, -1)]
     _, lines = _listed("list_pipelines", failed, repo_id=6)

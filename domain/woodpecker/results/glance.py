@@ -13,7 +13,8 @@ NAMED = 5  # pipelines named per status in a summary
 # The statuses a summary counts, in its order, with the words it says them in; other statuses
 # (success, skipped, canceled, declined, created) are in the data only.
 _WORTH_A_LOOK: tuple[tuple[str, frozenset[str]], ...] = (
-    ("failed", frozenset({"failure", "error", "killed"})),
+    ("failed", frozenset({"failure", "error"})),
+    ("killed", frozenset({"killed"})),  # stopped by a cancel: not the build's failure
     ("blocked (awaiting approval)", frozenset({"blocked"})),
     ("running or pending", frozenset({"running", "pending"})),
 )
