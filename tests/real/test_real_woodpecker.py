@@ -384,3 +384,102 @@ async def test_a_restarted_flaky_step_and_a_red_branch_are_found_on_a_real_woodp
     assert found["read"]["stopped_early"] is False
     headline = result.content[0].text.splitlines()[1]
     assert "wobbly" not in headline and "broken" not in headline and f"#{failed} then #{passed}" in headline
+
+
+# A step whose log has BIG_LINES lines and a coloured compiler error deep in it (bold red "error",
+# as cargo and rustc write theirs), then fails: the debugging tools on a log of that size, as a
+# real Woodpecker stores and serves it (issue 35). The local backend runs awk on this machine.
+BIG_LINES = 200_000
+BIG_ERROR_AT = 150_000  # the loop's i of the error line
+BIG_ERROR = "error: widget mismatch (src/widget.rs:42)"  # as the line is shown, escapes gone
+PIPELINE_BIG = f"""skip_clone: true
+steps:
+  - name: compile
+    image: sh
+    commands:
+      - |
+        awk 'BEGIN {{ for (i = 1; i <= {BIG_LINES}; i++) {{ if (i == {BIG_ERROR_AT}) printf "%s\\n", "\\033[1;31merror\\033[0m\\033[1m: widget mismatch\\033[0m (src/widget.rs:42)"; else print "   Compiling crate_" i " v0.1.0" }} }}'
+      - exit 1
+"""
+
+
+def _whole_log(http: httpx.Client, repo_id: int, number: int, step_id: int) -> list[dict[str, Any]]:
+    """The step's log once Woodpecker holds all of it: every line from 0 to the local backend's trace
+    of the last command (`+ exit 1`). A step is reported finished before its last lines are stored:
+    a read right after the finish had 187,415 of 200,004 entries."""
+    import base64
+
+    seen: list[list[dict[str, Any]]] = []
+
+    def complete() -> bool:
+        entries = http.get(f"/api/repos/{repo_id}/logs/{number}/{step_id}").json()
+        seen.append(entries)
+        numbers = {e["line"] for e in entries}
+        last = [e for e in entries if base64.b64decode(e["data"] or "") == b"+ exit 1"]
+        return bool(last) and len(numbers) == len(entries) == max(numbers) + 1
+
+    wait_for(complete, 120, f"the log of step {step_id} to hold all its lines")
+    return seen[-1]
+
+
+async def test_the_debugging_tools_read_a_200000_line_real_log_with_a_coloured_error(
+    real: tuple[Real, Seeded],
+) -> None:
+    import base64
+
+    from mcp import Client
+
+    from tests.fixtures.mcp import harness_for
+
+    started, seeded = real
+    lib = seeded.repos["lib"]["id"]
+    forge_lib = next(r for r in started.forge.repos.values() if r.name == "lib")
+    started.forge.commit(forge_lib, "big", {".woodpecker/build.yaml": PIPELINE_BIG})
+    with started.client(ADMIN) as admin:
+        number = int(admin.post(f"/api/repos/{lib}/pipelines", json={"branch": "big"}).json()["number"])
+        finished = wait_pipeline(started, lib, number)
+        assert finished["status"] == "failure"
+        (step,) = [s for w in finished["workflows"] for s in w["children"]]
+        raw = _whole_log(admin, lib, number, step["id"])
+    # What Woodpecker holds, read here without our reader: the error's line number and the total.
+    texts = {e["line"]: base64.b64decode(e["data"] or "") for e in raw}
+    (error_line,) = [n for n, t in texts.items() if t.startswith(b"\x1b[1;31merror\x1b[0m")]
+    assert texts[error_line - 1].endswith(f"crate_{BIG_ERROR_AT - 1} v0.1.0".encode())
+    total = len(raw)
+    where = {"repo_id": lib, "number": number}
+
+    async with harness_for(started.url, started.tokens[ADMIN]) as harness:
+        async with Client(harness.server, mode="legacy") as client:
+            summary = await client.call_tool("get_pipeline_failure_summary", where)
+            literal = await client.call_tool(
+                "search_step_logs", {**where, "step_id": step["id"], "pattern": "error: widget mismatch"}
+            )
+            anchored = await client.call_tool(
+                "search_step_logs", {**where, "step_id": step["id"], "pattern": r"^error: \w+", "context": 1}
+            )
+            tail = await client.call_tool("get_step_logs", {**where, "step_id": step["id"], "limit": 5})
+
+    assert not summary.is_error, summary.content
+    (failed,) = (summary.structured_content or {})["failed_steps"]
+    assert failed["step_id"] == step["id"] and failed["exit_code"] == 1 and failed["total_lines"] == total
+    # The coloured line is found, shown as the person reads it (the step's own echo of the awk
+    # command, whose printf dash's echo also turned into colours, may be found beside it).
+    assert {"line": error_line, "text": BIG_ERROR} in [
+        {"line": e["line"], "text": e["text"]} for e in failed["error_lines"]
+    ], failed["error_lines"]
+
+    for found in (literal, anchored):
+        assert not found.is_error, found.content
+        data = found.structured_content or {}
+        assert data["total_lines"] == total
+        assert error_line in [m["line"] for m in data["matches"]] and BIG_ERROR in [
+            m["text"] for m in data["matches"]
+        ]
+    (only,) = (anchored.structured_content or {})["matches"]  # ^ anchors at the shown text's start
+    assert only["before"] == [{"line": error_line - 1, "text": texts[error_line - 1].decode()}]
+
+    assert not tail.is_error, tail.content
+    lines = (tail.structured_content or {})["lines"]
+    assert [line["line"] for line in lines] == sorted(texts)[-5:] and (tail.structured_content or {})[
+        "total_lines"
+    ] == total
