@@ -10,6 +10,7 @@ import binascii
 import re
 from bisect import bisect_right
 from collections import deque
+from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
 
@@ -18,7 +19,7 @@ import re2
 from adapters.woodpecker_httpx.log_stream import Batch, FixedBatch
 from domain.logs import LogWindower, decode_log_data
 from domain.woodpecker.faults import bad_pattern
-from domain.woodpecker.results.text import log_text
+from domain.woodpecker.results.text import PIECE, log_text, log_texts
 from ports.woodpecker import (
     InvalidPattern,
     LogLine,
@@ -113,7 +114,9 @@ def base64_cores(pattern: str, ignore_case: bool) -> tuple[bytes, ...] | None:
     of entries holding none of them holds no match, and is counted without being decoded.
     """
     atoms = pattern.split("|")
-    if ignore_case or any(not a or not a.isprintable() or _METACHARACTERS.intersection(a) for a in atoms):
+    if ignore_case or any(
+        not a or "\ufffd" in a or not a.isprintable() or _METACHARACTERS.intersection(a) for a in atoms
+    ):
         return None  # U+FFFD: decoding may put it where the bytes had none; a line break: cleaning
     cores = set()
     for atom in atoms:
@@ -325,17 +328,18 @@ class SearchReader:
             # block is every line followed by at most two NULs and a line break.
             joined = b"CgoK".join(datas)
             block = binascii.a2b_base64(joined.replace(b"=", b"A"))
-            # A line whose shown text is not its bytes (an escape, a control, a carriage return, a
-            # NUL of its own): every line on its own, as shown.
-            if _CLEANED.search(block) or block.count(0) != joined.count(b"="):
+            # A line whose shown text is not its bytes (an escape, a control, a carriage return):
+            # the batch cleaned as shown, in one pass of each step; a NUL of a line's own, which
+            # the block cannot tell from padding: every line on its own.
+            if block.count(0) != joined.count(b"=") or _NONCANONICAL_PAD.search(joined):
                 return self._each(datas)
+            if _CLEANED.search(block):
+                return self._shown_block_matches(datas)
             if pattern.dollar:
                 # A $ must match where a line ends, before its padding. When the padding decodes
                 # to NULs (the bits it leaves over are zero, as every encoder writes them) and
                 # the block holds no other NUL, they become line breaks, same length, so each
-                # line's end is followed by one. Otherwise every line is searched on its own.
-                if _NONCANONICAL_PAD.search(joined):
-                    return self._each(datas)
+                # line's end is followed by one (the checks above made sure of both).
                 block = block.replace(b"\x00", b"\n")
             if block.isascii() or _is_utf8(block):
                 return self._block_matches(block, datas)
@@ -352,18 +356,34 @@ class SearchReader:
         the first match at or after a line's start is in that line or an earlier one; each
         candidate line is confirmed on its own text, and the search resumes at the next line.
         """
-        search = self._pattern.block.search
-        found = search(block)
-        if found is None:
-            return []
         # Where each following line starts: 3 bytes per 4 base64 characters, plus the separator.
         nexts = list(accumulate(len(data) // 4 * 3 + 3 for data in datas))
         matches = self._pattern.matches
-        last = len(datas) - 1
+        return self._confirmed(block, nexts, lambda i: matches(shown(datas[i])))
+
+    def _shown_block_matches(self, datas: list[Any]) -> list[int]:
+        """Lines with a match among lines that cleaning changes: the batch decoded in one call with
+        "////" (three 0xFF bytes, never in UTF-8) between its lines, the padding's NULs dropped
+        (the caller made sure they are all the padding's), cleaned by `log_texts` at once, then
+        searched as `_block_matches` searches, each candidate confirmed on its own shown text."""
+        raw = binascii.a2b_base64(b"////".join(datas).replace(b"=", b"A")).replace(b"\x00", b"")
+        if raw.count(b"\xff") != 3 * (len(datas) - 1) or not _is_utf8(raw.replace(PIECE, b"\n")):
+            return self._each(datas)  # a line not UTF-8 (decoding puts U+FFFD in it)
+        lines = log_texts(raw).split(PIECE)
+        nexts = list(accumulate(len(line) + 1 for line in lines))
+        search = self._pattern.line.search
+        return self._confirmed(b"\n".join(lines), nexts, lambda i: search(lines[i]) is not None)
+
+    def _confirmed(self, block: bytes, nexts: list[int], confirm: Callable[[int], bool]) -> list[int]:
+        """The lines of `block` (line i ends before nexts[i]) holding a match of the (?m) pattern
+        that `confirm` finds in the line on its own, searching on from each candidate's next line."""
+        search = self._pattern.block.search
+        found = search(block)
+        last = len(nexts) - 1
         out = []
         while found is not None:
             i = min(bisect_right(nexts, found.start()), last)
-            if matches(shown(datas[i])):
+            if confirm(i):
                 out.append(i)
             if i >= last:
                 break

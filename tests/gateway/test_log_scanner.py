@@ -426,6 +426,9 @@ def test_the_aligned_byte_pattern_matches_exactly_the_entries_holding_one_of_its
         (b"\x1b[1m--- FAIL\x1b[0m: TestX (0.01s)", "--- FAIL:"),
         (b"Downloading 10%\rerror: no space left", "^error"),
         (b"FA\x08IL: after a backspace", "FAIL:"),
+        (b"\x1b[31mERROR\x1b[0m: a byte \xff that is not UTF-8", "ERROR: a byte \ufffd"),  # line by line
+        (b"\x1b[31mERROR\x1b[0m: \xef\xbf\xbf beside U+FFFF", "ERROR: \uffff"),
+        (b"a byte \xff that is not UTF-8", "byte \ufffd that"),  # U+FFFD: no base64 shortcut
         # get_pipeline_failure_summary's pattern: rustc's and pytest's coloured lines
         (b"\x1b[1m\x1b[31merror\x1b[0m\x1b[1m: cannot find value `x`\x1b[0m", ERROR_PATTERN),
         (b"\x1b[31mFAILED\x1b[0m tests/test_a.py::test_b - assert 1 == 2", ERROR_PATTERN),
