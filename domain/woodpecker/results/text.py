@@ -38,10 +38,13 @@ def log_text(text: str) -> str:
 # that UTF-8 never holds); no pattern below can cross PIECE or a line feed, so each works inside
 # one line of one entry, as `log_text` does.
 PIECE = b"\xff\xff\xff"
-_PIECE_ENDS = re.compile(rb"[\r\n]+(?=\xff|\Z)")
-_LINE_END_CRS = re.compile(rb"\r+(?=\n)")
-# Everything of a line up to its last carriage return; tried only where a line starts (linear).
-_REDRAWN = re.compile(rb"(?:\A|(?<=[\n\xff]))(?:[^\n\r\xff]*\r)+")
+# Each run is tried only from its first byte and taken whole (possessive): tried from every byte
+# of a long run of carriage returns that ends in text, a pattern would cost the run's length
+# squared, and whoever can push writes the log.
+_PIECE_ENDS = re.compile(rb"(?<![\r\n])[\r\n]++(?=\xff|\Z)")
+_LINE_END_CRS = re.compile(rb"(?<!\r)\r++(?=\n)")
+# Everything of a line up to its last carriage return; tried only where a line starts.
+_REDRAWN = re.compile(rb"(?:\A|(?<=[\n\xff]))(?:[^\n\r\xff]*+\r)++")
 _ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n\xff]*(?:\x07|\x1b\\)?|[@-Z\\-_]?)")
 # With U+009B (C1's CSI) about, one pass of both: removing one kind first could make the other.
 _ESCAPES_AND_C1_CSI = re.compile(_ESCAPES.pattern + rb"|\xc2\x9b[0-?]*[ -/]*[@-~]")
