@@ -5,7 +5,6 @@ must run (and finish); and its warnings must be Woodpecker's `is_warning` entrie
 and field. The tool is called over a real MCP client (the SDK, in memory) on the same server.
 Deselected by default (`-m real_woodpecker`; docs/adr/0083)."""
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,8 +15,9 @@ from mcp import Client
 from domain.woodpecker.workflow_lint import woodpecker_name, workflow_name
 from tests.fixtures.mcp import harness_for
 from tests.real.config_cases import CASES
-from tests.real.harness import ADMIN, Real, bin_dir, running, version_key
+from tests.real.harness import ADMIN, Real, running, version_key
 from tests.real.scenario import FINISHED, wait_pipeline
+from tests.real.test_real_woodpecker import _binaries
 
 pytestmark = [pytest.mark.real_woodpecker, pytest.mark.slow, pytest.mark.anyio]
 
@@ -26,16 +26,6 @@ pytestmark = [pytest.mark.real_woodpecker, pytest.mark.slow, pytest.mark.anyio]
 # object (`{name, optional}`), and words its schema findings, bad habits and deprecations differently,
 # so there only the verdict is compared.
 OLDER_VERDICTS = {"network_mode_none": True, "depends_on_an_optional_missing_step": True}
-
-
-def _binaries() -> Any:
-    binaries = bin_dir()
-    if binaries is None:
-        reason = "no prebuilt Woodpecker server and agent: set WOODPECKER_MCP_REAL_BIN_DIR"
-        if os.environ.get("WOODPECKER_MCP_STRICT_SKIPS") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return binaries
 
 
 @pytest.fixture(scope="module")
