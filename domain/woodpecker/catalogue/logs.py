@@ -148,7 +148,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "pattern",
                 "string",
                 True,
-                "RE2, e.g. 'FAIL|panic:|error:'.",
+                "RE2, matched against each line as shown (colour codes removed), e.g. 'FAIL|panic:|error:'.",
                 constraints={"minLength": 1, "maxLength": 500},
             ),
             Param(
