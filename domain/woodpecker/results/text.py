@@ -45,6 +45,7 @@ _PIECE_ENDS = re.compile(rb"(?<![\r\n])[\r\n]++(?=\xff|\Z)")
 _LINE_END_CRS = re.compile(rb"(?<!\r)\r++(?=\n)")
 # Everything of a line up to its last carriage return; tried only where a line starts.
 _REDRAWN = re.compile(rb"(?:\A|(?<=[\n\xff]))(?:[^\n\r\xff]*+\r)++")
+# _ANSI in bytes, the OSC's body kept inside one line of one entry (log_text splits before it).
 _ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n\xff]*(?:\x07|\x1b\\)?|[@-Z\\-_]?)")
 # With U+009B (C1's CSI) about, one pass of both: removing one kind first could make the other.
 _ESCAPES_AND_C1_CSI = re.compile(_ESCAPES.pattern + rb"|\xc2\x9b[0-?]*[ -/]*[@-~]")
